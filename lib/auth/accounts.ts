@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { API_TOKEN_PATTERN, SESSION_COOKIE, SESSION_TOKEN_PATTERN, mintApiToken } from "@/lib/auth/session-cookie";
+
+/**
+ * Who is asking. API clients send `Authorization: Bearer <token>` (from
+ * POST /api/accounts); browsers carry the session cookie the proxy minted.
+ * Only SHA-256 digests of tokens are stored: a database leak yields no usable
+ * credential.
+ */
+export interface Caller {
+  accountId: string;
+}
+
+export type AuthResult = { ok: true; caller: Caller } | { ok: false; detail: string };
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export async function createApiAccount(db: PrismaClient): Promise<{ id: string; token: string }> {
+  const token = mintApiToken();
+  const account = await db.account.create({ data: { tokenHash: hashToken(token), kind: "api" }, select: { id: true } });
+  return { id: account.id, token };
+}
+
+export async function authenticate(db: PrismaClient, request: Request): Promise<AuthResult> {
+  const authorization = request.headers.get("authorization");
+  if (authorization !== null) return authenticateBearer(db, authorization);
+
+  const sessionToken = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+  if (sessionToken !== undefined) return authenticateSession(db, sessionToken);
+
+  return { ok: false, detail: "Send Authorization: Bearer <token> (create one with POST /api/accounts), or use the shop in a browser." };
+}
+
+async function authenticateBearer(db: PrismaClient, authorization: string): Promise<AuthResult> {
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
+  const token = match?.[1];
+  if (!token || !API_TOKEN_PATTERN.test(token)) return { ok: false, detail: "The Authorization header is not a valid bearer token." };
+  const account = await db.account.findUnique({ where: { tokenHash: hashToken(token) }, select: { id: true, kind: true } });
+  if (!account || account.kind !== "api") return { ok: false, detail: "The bearer token is not recognised." };
+  return { ok: true, caller: { accountId: account.id } };
+}
+
+/**
+ * A browser's account is created the first time its session token is used,
+ * so page loads never wait on the database. The INSERT … ON CONFLICT makes two
+ * first requests from one new browser agree on one account.
+ */
+async function authenticateSession(db: PrismaClient, token: string): Promise<AuthResult> {
+  if (!SESSION_TOKEN_PATTERN.test(token)) return { ok: false, detail: "The session cookie is not valid. Reload the shop to get a new one." };
+  const tokenHash = hashToken(token);
+  const existing = await db.account.findUnique({ where: { tokenHash }, select: { id: true, kind: true } });
+  if (existing) {
+    return existing.kind === "browser" ? { ok: true, caller: { accountId: existing.id } } : { ok: false, detail: "The session cookie is not valid." };
+  }
+  await db.$executeRaw`INSERT INTO accounts (token_hash, kind) VALUES (${tokenHash}, 'browser') ON CONFLICT (token_hash) DO NOTHING`;
+  const created = await db.account.findUniqueOrThrow({ where: { tokenHash }, select: { id: true } });
+  return { ok: true, caller: { accountId: created.id } };
+}
+
+function readCookie(header: string | null, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const separator = part.indexOf("=");
+    if (separator === -1) continue;
+    if (part.slice(0, separator).trim() === name) return part.slice(separator + 1).trim();
+  }
+  return undefined;
+}

@@ -1,0 +1,67 @@
+import { z } from "zod";
+
+/**
+ * The one place that reads process.env on the server. Everything is validated
+ * once, on first use (not at import, so `next build` needs no database), and a
+ * bad value stops the server with a message that names the variable.
+ */
+const serverEnvSchema = z.object({
+  DATABASE_URL: z
+    .string({ error: "DATABASE_URL is not set. Start the app with `npm start`, which provides an embedded database, or point it at a PostgreSQL server." })
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
+  // Must not exceed the embedded database's connection slots (the launcher sets both).
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // How long a completed key replays its stored response. Stripe keeps keys for
+  // 24 hours; clients must stop retrying well inside this window.
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 60 * 60),
+  // How long one attempt may hold a key before another may take it over. Longer
+  // than the slowest expected payment; short enough that a crashed attempt's key
+  // becomes usable again within a retry budget.
+  IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // Lets a request ask for a failure at a named point (see lib/faults.ts).
+  // For tests and demos only; never enable it where real money moves.
+  DEMO_FAULTS: z.enum(["on", "off"]).default("off"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type ServerEnv = z.infer<typeof serverEnvSchema>;
+export type LogLevel = ServerEnv["LOG_LEVEL"];
+
+/** The log level alone: logging must work even when the rest of the configuration is invalid. */
+export function configuredLogLevel(): LogLevel {
+  return serverEnvSchema.shape.LOG_LEVEL.catch("info").parse(process.env.LOG_LEVEL);
+}
+
+let cached: ServerEnv | undefined;
+
+export function serverEnv(): ServerEnv {
+  if (cached) return cached;
+  const parsed = serverEnvSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+    throw new Error(`Invalid server configuration:\n${problems}`);
+  }
+  cached = parsed.data;
+  return cached;
+}
+
+/**
+ * What the launcher (scripts/launch.mts) reads before Next.js starts. With no
+ * DATABASE_URL it starts the embedded database and passes its URL on.
+ */
+const launcherEnvSchema = z.object({
+  DATABASE_URL: z.string().min(1).optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOSTNAME: z.string().default("127.0.0.1"),
+  EMBEDDED_DATA_DIR: z.string().default(".data/pglite"),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // Tests and tools read the resolved database URL from here (the embedded
+  // database's port is only known once it listens).
+  DATABASE_URL_FILE: z.string().min(1).optional(),
+});
+
+export type LauncherEnv = z.infer<typeof launcherEnvSchema>;
+
+export function launcherEnv(): LauncherEnv {
+  return launcherEnvSchema.parse(process.env);
+}

@@ -1,0 +1,26 @@
+import { canonicalJson } from "@/lib/http/json";
+
+/**
+ * RFC 9457 problem details. Every error OncePay returns is one of these; the
+ * `type` names the problem, `title` is the same for every instance of it, and
+ * `detail` says what went wrong with this request.
+ */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  [extension: string]: unknown;
+}
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+export function problemType(slug: string): string {
+  return `urn:oncepay:problem:${slug}`;
+}
+
+export function problemResponse(problem: ProblemDetails, headers: HeadersInit = {}): Response {
+  const responseHeaders = new Headers(headers);
+  responseHeaders.set("Content-Type", PROBLEM_CONTENT_TYPE);
+  return new Response(canonicalJson(problem), { status: problem.status, headers: responseHeaders });
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES, readJsonBody } from "@/lib/http/request-body";
+
+function post(body: BodyInit, contentType: string | null = "application/json") {
+  const headers = new Headers();
+  if (contentType) headers.set("content-type", contentType);
+  return new Request("http://test/api/orders", { method: "POST", body, headers });
+}
+
+// A body whose length is not declared up front, as with chunked uploads.
+function streamed(text: string) {
+  const bytes = new TextEncoder().encode(text);
+  const stream = new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < bytes.length; i += 1024) controller.enqueue(bytes.slice(i, i + 1024));
+      controller.close();
+    },
+  });
+  return new Request("http://test/api/orders", { method: "POST", body: stream, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+}
+
+describe("readJsonBody", () => {
+  it("parses JSON, with or without a charset", async () => {
+    expect(await readJsonBody(post('{"a":1}'))).toEqual({ ok: true, json: { a: 1 } });
+    expect(await readJsonBody(post('{"a":1}', "application/json; charset=utf-8"))).toEqual({ ok: true, json: { a: 1 } });
+  });
+
+  it("rejects a body that is not declared as JSON", async () => {
+    expect(await readJsonBody(post("a=1", "application/x-www-form-urlencoded"))).toMatchObject({ ok: false, reason: "unsupported-media-type" });
+    expect(await readJsonBody(post('{"a":1}', null))).toMatchObject({ ok: false, reason: "unsupported-media-type" });
+  });
+
+  it("rejects malformed JSON with the parser's reason", async () => {
+    expect(await readJsonBody(post('{"a":'))).toMatchObject({ ok: false, reason: "malformed-json", detail: expect.stringContaining("JSON") });
+  });
+
+  it(`accepts exactly ${MAX_BODY_BYTES} bytes and rejects one more`, async () => {
+    const json = (length: number) => `"${"x".repeat(length - 2)}"`;
+    expect(await readJsonBody(post(json(MAX_BODY_BYTES)))).toMatchObject({ ok: true });
+    expect(await readJsonBody(post(json(MAX_BODY_BYTES + 1)))).toMatchObject({ ok: false, reason: "body-too-large" });
+  });
+
+  it("stops reading an undeclared body as soon as it passes the limit", async () => {
+    expect(await readJsonBody(streamed(`"${"x".repeat(MAX_BODY_BYTES * 4)}"`))).toMatchObject({ ok: false, reason: "body-too-large" });
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * Reads a JSON request body within a size limit, without trusting
+ * Content-Length alone (a client can omit it or lie).
+ */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+export type BodyReadResult =
+  | { ok: true; json: unknown }
+  | { ok: false; reason: "unsupported-media-type" | "body-too-large" | "malformed-json"; detail: string };
+
+export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES): Promise<BodyReadResult> {
+  if (!isJsonContentType(request.headers.get("content-type"))) {
+    return { ok: false, reason: "unsupported-media-type", detail: "Send the body as JSON with Content-Type: application/json." };
+  }
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    return tooLarge(limitBytes);
+  }
+  const bytes = await readAtMost(request, limitBytes);
+  if (bytes === null) return tooLarge(limitBytes);
+
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return { ok: false, reason: "malformed-json", detail: "The body is not valid UTF-8." };
+  }
+  try {
+    return { ok: true, json: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: "malformed-json", detail: `The body is not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  const mediaType = value.split(";")[0]!.trim().toLowerCase();
+  return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
+}
+
+function tooLarge(limitBytes: number) {
+  return { ok: false as const, reason: "body-too-large" as const, detail: `The body must be at most ${limitBytes} bytes.` };
+}
+
+/** The body's bytes, or null as soon as it grows past the limit. */
+async function readAtMost(request: Request, limitBytes: number): Promise<Uint8Array | null> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limitBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}

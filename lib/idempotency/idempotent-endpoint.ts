@@ -1,0 +1,126 @@
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { readJsonBody } from "@/lib/http/request-body";
+import { errorFields, log } from "@/lib/log";
+import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "@/lib/idempotency/key";
+import type { Outcome } from "@/lib/idempotency/outcomes";
+import { LeaseLostError, type Claim, type IdempotencyStore } from "@/lib/idempotency/store";
+import type { StoredResponse } from "@/lib/idempotency/stored-response";
+
+/**
+ * The server algorithm of DESIGN.md, for one endpoint:
+ *
+ *   1. validate the key and the body (nothing is written on failure),
+ *   2. claim the key atomically, or answer from its existing row,
+ *   3. let the endpoint run its side effect while the lease is held,
+ *   4. write the endpoint's result and the completed key in one transaction,
+ *   5. on failure before the side effect, release the key; after it, keep the
+ *      key in flight until its lease expires and a retry takes it over.
+ *
+ * It takes a Request and returns an Outcome; app/ maps that to HTTP.
+ */
+
+export type BodyParseResult<Body> =
+  | { ok: true; body: Body }
+  | { ok: false; detail: string; errors: { path: string; message: string }[] };
+
+export interface EndpointContext<Body, Tx> {
+  accountId: string;
+  idempotencyKey: string;
+  body: Body;
+  claim: Claim;
+  /**
+   * Call right before the side effect (the charge). From then on a failure
+   * keeps the key in flight rather than releasing it, since the effect may
+   * have happened.
+   */
+  beginSideEffect(): Promise<void>;
+  /** Writes the result and completes the key in one transaction. */
+  complete(work: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
+}
+
+export interface IdempotentEndpoint<Body, Tx> {
+  store: IdempotencyStore<Tx>;
+  parseBody(json: unknown): BodyParseResult<Body>;
+  perform(context: EndpointContext<Body, Tx>): Promise<StoredResponse>;
+}
+
+// How long a client should wait after a 503 before retrying the same key.
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+export async function runIdempotent<Body, Tx>(
+  endpoint: IdempotentEndpoint<Body, Tx>,
+  request: Request,
+  accountId: string,
+): Promise<Outcome> {
+  const keyResult = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER));
+  if (!keyResult.ok) return { kind: `key-${keyResult.reason}`, detail: keyResult.detail };
+
+  const read = await readJsonBody(request);
+  if (!read.ok) return { kind: read.reason, detail: read.detail };
+
+  const parsed = endpoint.parseBody(read.json);
+  if (!parsed.ok) return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
+
+  const method = request.method.toUpperCase();
+  const path = new URL(request.url).pathname;
+  const claimResult = await endpoint.store.claimKey({
+    accountId,
+    key: keyResult.key,
+    method,
+    path,
+    fingerprint: fingerprintRequest(method, path, read.json),
+  });
+  if (claimResult.kind !== "claimed") return claimResult;
+
+  return performWithClaim(endpoint, claimResult.claim, { accountId, idempotencyKey: keyResult.key, body: parsed.body });
+}
+
+async function performWithClaim<Body, Tx>(
+  endpoint: IdempotentEndpoint<Body, Tx>,
+  claim: Claim,
+  request: { accountId: string; idempotencyKey: string; body: Body },
+): Promise<Outcome> {
+  let sideEffectBegun = claim.recoveryPoint !== "claimed";
+  const context: EndpointContext<Body, Tx> = {
+    ...request,
+    claim,
+    async beginSideEffect() {
+      await endpoint.store.markSideEffectStarted(claim);
+      sideEffectBegun = true;
+    },
+    complete: (work) => endpoint.store.completeKey(claim, work),
+  };
+
+  try {
+    const stored = await endpoint.perform(context);
+    return { kind: "completed", stored };
+  } catch (error) {
+    if (!sideEffectBegun) await releaseQuietly(endpoint.store, claim);
+    return failureOutcome(error, claim, sideEffectBegun);
+  }
+}
+
+// If the release itself fails (say the database just went away) the key is
+// still safe: its lease expires and the next retry takes it over.
+async function releaseQuietly<Tx>(store: IdempotencyStore<Tx>, claim: Claim): Promise<void> {
+  try {
+    await store.releaseKey(claim);
+  } catch (error) {
+    log.warn("idempotency.release_failed", { keyId: claim.keyId, ...errorFields(error) });
+  }
+}
+
+function failureOutcome(error: unknown, claim: Claim, sideEffectBegun: boolean): Outcome {
+  if (error instanceof LeaseLostError) {
+    log.warn("idempotency.lease_lost", { keyId: claim.keyId });
+    return { kind: "lease-lost", retryAfterSeconds: 1 };
+  }
+  const fields = { keyId: claim.keyId, sideEffectBegun, ...errorFields(error) };
+  if (isDatabaseUnavailable(error)) {
+    log.error("idempotency.database_unavailable", fields);
+    return { kind: "database-unavailable", retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
+  }
+  log.error("idempotency.perform_failed", fields);
+  return { kind: "internal-error" };
+}

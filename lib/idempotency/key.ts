@@ -1,0 +1,70 @@
+import { parseItem } from "structured-headers";
+
+/**
+ * Reads the Idempotency-Key header. Two spellings name the same key: the bare
+ * form Stripe uses (`Idempotency-Key: 8e03…`) and the RFC 8941 sf-string form
+ * of the IETF draft (`Idempotency-Key: "8e03…"`).
+ */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+
+// Long enough for any UUID, ULID or hash a client might use; bounded because
+// the key is stored and indexed.
+export const MAX_KEY_LENGTH = 255;
+
+export type KeyParseResult =
+  | { ok: true; key: string }
+  | { ok: false; reason: "missing" | "repeated" | "invalid"; detail: string };
+
+// Printable ASCII without space: 0x21 to 0x7E.
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * @param fieldValue the header as the Fetch API gives it: `null` when absent,
+ *   and several fields joined with ", " (which no valid key contains, since
+ *   a space is not allowed in one).
+ */
+export function parseIdempotencyKey(fieldValue: string | null): KeyParseResult {
+  if (fieldValue === null || fieldValue.trim() === "") {
+    return { ok: false, reason: "missing", detail: `The ${IDEMPOTENCY_KEY_HEADER} header is required for this request.` };
+  }
+  const value = fieldValue.trim();
+  if (value.startsWith('"')) return parseQuotedKey(value);
+  if (value.includes(", ")) {
+    return { ok: false, reason: "repeated", detail: `Send exactly one ${IDEMPOTENCY_KEY_HEADER} field.` };
+  }
+  return validateKey(value);
+}
+
+function parseQuotedKey(value: string): KeyParseResult {
+  let item;
+  try {
+    item = parseItem(value);
+  } catch {
+    if (looksLikeSeveralStrings(value)) {
+      return { ok: false, reason: "repeated", detail: `Send exactly one ${IDEMPOTENCY_KEY_HEADER} field.` };
+    }
+    return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} is not a valid quoted string (RFC 8941).` };
+  }
+  const [bareItem] = item;
+  if (typeof bareItem !== "string") {
+    return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} must be a string.` };
+  }
+  return validateKey(bareItem);
+}
+
+function looksLikeSeveralStrings(value: string): boolean {
+  return /^"[^"]*"\s*,\s*\S/.test(value);
+}
+
+function validateKey(key: string): KeyParseResult {
+  if (key.length === 0) {
+    return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} must not be empty.` };
+  }
+  if (key.length > MAX_KEY_LENGTH) {
+    return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} must be at most ${MAX_KEY_LENGTH} characters (got ${key.length}).` };
+  }
+  if (!PRINTABLE_ASCII.test(key)) {
+    return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} may contain only printable ASCII characters, without spaces.` };
+  }
+  return { ok: true, key };
+}

@@ -1,0 +1,89 @@
+import { problemResponse, problemType, type ProblemDetails } from "@/lib/http/problem";
+import { IDEMPOTENCY_KEY_HEADER } from "@/lib/idempotency/key";
+import { toHttpResponse, type StoredResponse } from "@/lib/idempotency/stored-response";
+
+/**
+ * Everything the idempotency layer can decide about a request, as one union.
+ * `outcomeToResponse` maps each kind to HTTP in one table, so the contract in
+ * DESIGN.md can be checked against a single place.
+ */
+export type Outcome =
+  // Rejected before anything is written: the key stays usable.
+  | { kind: "unauthenticated"; detail: string }
+  | { kind: "key-missing"; detail: string }
+  | { kind: "key-invalid"; detail: string }
+  | { kind: "key-repeated"; detail: string }
+  | { kind: "unsupported-media-type"; detail: string }
+  | { kind: "body-too-large"; detail: string }
+  | { kind: "malformed-json"; detail: string }
+  | { kind: "invalid-body"; detail: string; errors: { path: string; message: string }[] }
+  // Decided by the key's existing row.
+  | { kind: "replay"; stored: StoredResponse }
+  | { kind: "in-flight"; retryAfterSeconds: number }
+  | { kind: "fingerprint-mismatch" }
+  // The attempt's own result, first time round.
+  | { kind: "completed"; stored: StoredResponse }
+  // Failures of our own.
+  | { kind: "lease-lost"; retryAfterSeconds: number }
+  | { kind: "database-unavailable"; retryAfterSeconds: number }
+  | { kind: "internal-error" };
+
+type OutcomeKind = Outcome["kind"];
+type ProblemKind = Exclude<OutcomeKind, "replay" | "completed">;
+
+const PROBLEMS: Record<ProblemKind, { status: number; slug: string; title: string }> = {
+  "unauthenticated": { status: 401, slug: "unauthenticated", title: "Authentication required" },
+  "key-missing": { status: 400, slug: "idempotency-key-missing", title: `${IDEMPOTENCY_KEY_HEADER} header missing` },
+  "key-invalid": { status: 400, slug: "idempotency-key-invalid", title: `${IDEMPOTENCY_KEY_HEADER} header invalid` },
+  "key-repeated": { status: 400, slug: "idempotency-key-repeated", title: `More than one ${IDEMPOTENCY_KEY_HEADER} header` },
+  "unsupported-media-type": { status: 415, slug: "unsupported-media-type", title: "Unsupported media type" },
+  "body-too-large": { status: 413, slug: "body-too-large", title: "Request body too large" },
+  "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },
+  "invalid-body": { status: 400, slug: "invalid-body", title: "Invalid request body" },
+  "in-flight": { status: 409, slug: "request-in-progress", title: "A request with this key is still in progress" },
+  "fingerprint-mismatch": { status: 422, slug: "idempotency-key-reused", title: "Idempotency key reused with a different request" },
+  "lease-lost": { status: 409, slug: "request-in-progress", title: "A request with this key is still in progress" },
+  "database-unavailable": { status: 503, slug: "database-unavailable", title: "Service temporarily unavailable" },
+  "internal-error": { status: 500, slug: "internal-error", title: "Internal server error" },
+};
+
+export function outcomeToResponse(outcome: Outcome): Response {
+  switch (outcome.kind) {
+    case "replay":
+      return toHttpResponse(outcome.stored, { replayed: true });
+    case "completed":
+      return toHttpResponse(outcome.stored, { replayed: false });
+    default:
+      return problemFor(outcome);
+  }
+}
+
+export function problemDetailsFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>): ProblemDetails {
+  const { status, slug, title } = PROBLEMS[outcome.kind];
+  const problem: ProblemDetails = { type: problemType(slug), title, status, detail: detailFor(outcome) };
+  if (outcome.kind === "invalid-body") problem.errors = outcome.errors;
+  return problem;
+}
+
+function problemFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>): Response {
+  const headers: Record<string, string> = {};
+  if ("retryAfterSeconds" in outcome) headers["Retry-After"] = String(outcome.retryAfterSeconds);
+  if (outcome.kind === "unauthenticated") headers["WWW-Authenticate"] = 'Bearer realm="oncepay"';
+  return problemResponse(problemDetailsFor(outcome), headers);
+}
+
+function detailFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>): string {
+  switch (outcome.kind) {
+    case "in-flight":
+    case "lease-lost":
+      return `Another attempt with this ${IDEMPOTENCY_KEY_HEADER} has not finished. Retry with the same key after ${outcome.retryAfterSeconds} s to get its result.`;
+    case "fingerprint-mismatch":
+      return `This ${IDEMPOTENCY_KEY_HEADER} was already used for a different request (method, path or body). Use a new key for a new request.`;
+    case "database-unavailable":
+      return `The database cannot be reached. Nothing was charged twice; retry with the same ${IDEMPOTENCY_KEY_HEADER}.`;
+    case "internal-error":
+      return `Something failed on our side. Retry with the same ${IDEMPOTENCY_KEY_HEADER}; it will not charge twice.`;
+    default:
+      return outcome.detail;
+  }
+}

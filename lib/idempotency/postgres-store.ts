@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import {
+  LeaseLostError,
+  type Claim,
+  type ClaimRequest,
+  type ClaimResult,
+  type IdempotencyStore,
+  type RecoveryPoint,
+} from "@/lib/idempotency/store";
+import type { StoredResponse } from "@/lib/idempotency/stored-response";
+
+export type Transaction = Prisma.TransactionClient;
+
+export interface KeyTimings {
+  /** How long one attempt holds the key before another may take it over. */
+  leaseSeconds: number;
+  /** How long a key (and its stored response) lives. */
+  ttlSeconds: number;
+}
+
+// How long a client told 409 should wait before trying the same key again.
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+
+// A key can vanish between our failed INSERT and our SELECT (released by a
+// failed attempt, or expired and deleted). Each pass through the loop makes
+// progress; three passes without an answer means heavy churn on one key, and
+// the client is told to retry.
+const MAX_CLAIM_PASSES = 3;
+
+interface ExistingKeyRow {
+  id: string;
+  fingerprint: string;
+  state: "in_flight" | "complete";
+  expired: boolean;
+  lease_expired: boolean;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: unknown;
+}
+
+/**
+ * The idempotency store on PostgreSQL. All time comparisons use the
+ * database's clock, so several app instances with skewed clocks agree on
+ * when a lease or a key has expired.
+ */
+export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly timings: KeyTimings,
+  ) {}
+
+  async claimKey(request: ClaimRequest): Promise<ClaimResult> {
+    for (let pass = 0; pass < MAX_CLAIM_PASSES; pass++) {
+      const leaseOwner = randomUUID();
+      const inserted = await this.insertClaim(request, leaseOwner);
+      if (inserted) return { kind: "claimed", claim: { keyId: inserted, leaseOwner, recoveryPoint: "claimed", tookOver: false } };
+
+      const existing = await this.readExisting(request);
+      if (!existing) continue;
+      if (existing.expired) {
+        await this.deleteExpired(existing.id);
+        continue;
+      }
+      if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
+      if (existing.state === "complete") return { kind: "replay", stored: storedResponseOf(existing) };
+      if (!existing.lease_expired) return { kind: "in-flight", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
+
+      const takenOver = await this.takeOver(existing.id, leaseOwner);
+      if (takenOver) return { kind: "claimed", claim: { keyId: existing.id, leaseOwner, recoveryPoint: takenOver, tookOver: true } };
+    }
+    return { kind: "in-flight", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
+  }
+
+  /**
+   * The claim. The unique index on (account_id, idem_key) makes this the one
+   * place where concurrent duplicates are told apart: exactly one INSERT gets
+   * a row back, every other gets none and goes on to read the winner's row.
+   */
+  private async insertClaim(request: ClaimRequest, leaseOwner: string): Promise<string | undefined> {
+    const rows = await this.db.$queryRaw<{ id: string }[]>`
+      INSERT INTO idempotency_keys
+        (account_id, idem_key, request_method, request_path, fingerprint,
+         lease_owner, lease_expires_at, expires_at)
+      VALUES
+        (${request.accountId}::uuid, ${request.key}, ${request.method}, ${request.path}, ${request.fingerprint},
+         ${leaseOwner}::uuid,
+         now() + make_interval(secs => ${this.timings.leaseSeconds}),
+         now() + make_interval(secs => ${this.timings.ttlSeconds}))
+      ON CONFLICT (account_id, idem_key) DO NOTHING
+      RETURNING id`;
+    return rows[0]?.id;
+  }
+
+  // A separate statement, not a CTE folded into the INSERT: a CTE reads with
+  // the INSERT's snapshot and can miss a duplicate committed in between.
+  private async readExisting(request: ClaimRequest): Promise<ExistingKeyRow | undefined> {
+    const rows = await this.db.$queryRaw<ExistingKeyRow[]>`
+      SELECT id, fingerprint, state::text AS state,
+             expires_at <= now() AS expired,
+             coalesce(lease_expires_at <= now(), false) AS lease_expired,
+             response_status, response_headers, response_body
+        FROM idempotency_keys
+       WHERE account_id = ${request.accountId}::uuid AND idem_key = ${request.key}`;
+    return rows[0];
+  }
+
+  private async deleteExpired(keyId: string): Promise<void> {
+    // The condition is repeated so a key renewed meanwhile is never deleted.
+    await this.db.$executeRaw`DELETE FROM idempotency_keys WHERE id = ${keyId}::uuid AND expires_at <= now()`;
+  }
+
+  /**
+   * Takes over a key whose holder's lease ran out (it crashed or stalled).
+   * Under READ COMMITTED, concurrent UPDATEs of one row queue on its lock and
+   * re-check the WHERE clause on the newest version, so exactly one of them
+   * sees an expired lease: one winner.
+   */
+  private async takeOver(keyId: string, leaseOwner: string): Promise<RecoveryPoint | undefined> {
+    const rows = await this.db.$queryRaw<{ recovery_point: RecoveryPoint }[]>`
+      UPDATE idempotency_keys
+         SET lease_owner = ${leaseOwner}::uuid,
+             lease_expires_at = now() + make_interval(secs => ${this.timings.leaseSeconds})
+       WHERE id = ${keyId}::uuid
+         AND state = 'in_flight'
+         AND lease_expires_at <= now()
+      RETURNING recovery_point::text AS recovery_point`;
+    return rows[0]?.recovery_point;
+  }
+
+  async markSideEffectStarted(claim: Claim): Promise<void> {
+    const updated = await this.db.$executeRaw`
+      UPDATE idempotency_keys SET recovery_point = 'payment_started'
+       WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
+    if (updated !== 1) throw new LeaseLostError(claim.keyId);
+    claim.recoveryPoint = "payment_started";
+  }
+
+  async completeKey(claim: Claim, work: (tx: Transaction) => Promise<StoredResponse>): Promise<StoredResponse> {
+    return this.db.$transaction(async (tx) => {
+      const stored = await work(tx);
+      // Conditional on our lease: if another attempt took the key over, this
+      // matches nothing and throwing rolls back everything `work` wrote.
+      const { count } = await tx.idempotencyKey.updateMany({
+        where: { id: claim.keyId, leaseOwner: claim.leaseOwner, state: "in_flight" },
+        data: {
+          state: "complete",
+          recoveryPoint: "finished",
+          responseStatus: stored.status,
+          responseHeaders: stored.headers,
+          responseBody: stored.body as Prisma.InputJsonValue,
+          completedAt: new Date(),
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        },
+      });
+      if (count !== 1) throw new LeaseLostError(claim.keyId);
+      return stored;
+    });
+  }
+
+  async releaseKey(claim: Claim): Promise<void> {
+    await this.db.$executeRaw`
+      DELETE FROM idempotency_keys
+       WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
+  }
+}
+
+function storedResponseOf(row: ExistingKeyRow): StoredResponse {
+  return { status: row.response_status ?? 500, headers: row.response_headers ?? {}, body: row.response_body };
+}

@@ -1,0 +1,50 @@
+import type { StoredResponse } from "@/lib/idempotency/stored-response";
+
+/**
+ * The persistence seam of the idempotency layer. The endpoint wrapper knows
+ * only these operations; lib/idempotency/postgres-store.ts is the real one.
+ * `Tx` is the transaction handle the caller's own writes use, so the result
+ * and the completed key commit together.
+ */
+export interface ClaimRequest {
+  accountId: string;
+  key: string;
+  method: string;
+  path: string;
+  fingerprint: string;
+}
+
+export type RecoveryPoint = "claimed" | "payment_started" | "finished";
+
+/** Proof that this attempt holds the key: the lease owner is checked on every write. */
+export interface Claim {
+  keyId: string;
+  leaseOwner: string;
+  recoveryPoint: RecoveryPoint;
+  /** True when this attempt took the key over from one whose lease expired. */
+  tookOver: boolean;
+}
+
+export type ClaimResult =
+  | { kind: "claimed"; claim: Claim }
+  | { kind: "replay"; stored: StoredResponse }
+  | { kind: "in-flight"; retryAfterSeconds: number }
+  | { kind: "fingerprint-mismatch" };
+
+export interface IdempotencyStore<Tx> {
+  claimKey(request: ClaimRequest): Promise<ClaimResult>;
+  /** Records that the side effect is about to start; throws LeaseLostError if the key is no longer ours. */
+  markSideEffectStarted(claim: Claim): Promise<void>;
+  /** Runs `work` and marks the key complete with its response in ONE transaction. */
+  completeKey(claim: Claim, work: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
+  /** Deletes our claim so a retry with the same key runs afresh. */
+  releaseKey(claim: Claim): Promise<void>;
+}
+
+/** Another attempt took the key over (our lease expired); our writes were rolled back. */
+export class LeaseLostError extends Error {
+  constructor(keyId: string) {
+    super(`Lease on idempotency key ${keyId} was lost to another attempt`);
+    this.name = "LeaseLostError";
+  }
+}

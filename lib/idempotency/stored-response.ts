@@ -1,0 +1,21 @@
+import { canonicalJson } from "@/lib/http/json";
+
+/**
+ * A response as it is kept with its key and replayed: the status, the headers
+ * that belong to the result (not per-attempt ones such as X-Request-Id), and
+ * a JSON body. Both the first response and every replay are built from this,
+ * so they are the same bytes.
+ */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+
+export function toHttpResponse(stored: StoredResponse, options: { replayed: boolean }): Response {
+  const headers = new Headers(stored.headers);
+  if (options.replayed) headers.set(REPLAYED_HEADER, "true");
+  return new Response(canonicalJson(stored.body), { status: stored.status, headers });
+}

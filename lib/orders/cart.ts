@@ -1,0 +1,78 @@
+import { z } from "zod";
+import type { BodyParseResult } from "@/lib/idempotency/idempotent-endpoint";
+import { CATALOG, findProduct, type Product } from "@/lib/orders/catalog";
+import { DEFAULT_PAYMENT_METHOD, TEST_PAYMENT_METHODS, type TestPaymentMethod } from "@/lib/payments/provider";
+
+// A generous cart, but bounded: the body is stored and fingerprinted.
+const MAX_LINES = 50;
+const MAX_QUANTITY = 99;
+
+export const checkoutRequestSchema = z.object({
+  cartId: z.string().trim().min(1, "cartId must not be empty").max(100),
+  items: z
+    .array(
+      z.object({
+        sku: z.string().min(1).max(64),
+        quantity: z.number().int("quantity must be a whole number").min(1).max(MAX_QUANTITY),
+      }),
+    )
+    .min(1, "The cart is empty: add at least one item")
+    .max(MAX_LINES),
+  paymentMethod: z
+    .enum(TEST_PAYMENT_METHODS, { error: `paymentMethod must be one of: ${TEST_PAYMENT_METHODS.join(", ")}` })
+    .default(DEFAULT_PAYMENT_METHOD),
+});
+
+export interface PricedLine {
+  product: Product;
+  quantity: number;
+  amount: number;
+}
+
+export interface PricedCart {
+  cartId: string;
+  lines: PricedLine[];
+  currency: string;
+  total: number;
+  paymentMethod: TestPaymentMethod;
+}
+
+/** Validates a checkout body and prices it from our own catalog. */
+export function parseCheckoutRequest(json: unknown): BodyParseResult<PricedCart> {
+  const parsed = checkoutRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
+    return { ok: false, detail: errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; "), errors };
+  }
+
+  const unknown = parsed.data.items.filter((item) => !findProduct(item.sku)).map((item) => item.sku);
+  if (unknown.length > 0) {
+    return {
+      ok: false,
+      detail: `Unknown sku: ${unknown.join(", ")}. See GET /api/products for what is on sale.`,
+      errors: unknown.map((sku) => ({ path: "items.sku", message: `unknown sku "${sku}"` })),
+    };
+  }
+
+  const lines = mergeLines(parsed.data.items);
+  return {
+    ok: true,
+    body: {
+      cartId: parsed.data.cartId,
+      lines,
+      currency: CATALOG[0]!.currency,
+      total: lines.reduce((sum, line) => sum + line.amount, 0),
+      paymentMethod: parsed.data.paymentMethod,
+    },
+  };
+}
+
+// The same sku listed twice is one line with both quantities.
+function mergeLines(items: { sku: string; quantity: number }[]): PricedLine[] {
+  const quantities = new Map<string, number>();
+  for (const item of items) quantities.set(item.sku, (quantities.get(item.sku) ?? 0) + item.quantity);
+  return [...quantities].map(([sku, quantity]) => {
+    const product = findProduct(sku)!;
+    return { product, quantity, amount: product.unitAmount * quantity };
+  });
+}

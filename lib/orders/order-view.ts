@@ -1,0 +1,44 @@
+import type { Order, OrderItem, Payment } from "@/lib/generated/prisma/client";
+
+/** An order as the API shows it, in POST /api/orders and GET /api/orders/{id} alike. */
+export interface OrderView {
+  id: string;
+  object: "order";
+  status: string;
+  cartId: string;
+  currency: string;
+  amount: number;
+  items: { sku: string; name: string; unitAmount: number; quantity: number; amount: number }[];
+  payment: { id: string; status: string; paymentMethod: string } | null;
+  createdAt: string;
+}
+
+export type OrderWithDetails = Order & { items: OrderItem[]; payment: Payment | null };
+
+export function orderView(order: OrderWithDetails): OrderView {
+  return {
+    id: order.id,
+    object: "order",
+    status: order.status,
+    cartId: order.cartId,
+    currency: order.currency,
+    amount: order.totalAmount,
+    items: [...order.items]
+      .sort((a, b) => a.sku.localeCompare(b.sku))
+      .map((item) => ({
+        sku: item.sku,
+        name: item.name,
+        unitAmount: item.unitAmount,
+        quantity: item.quantity,
+        amount: item.unitAmount * item.quantity,
+      })),
+    payment: order.payment
+      ? { id: order.payment.providerPaymentId, status: order.payment.status, paymentMethod: order.payment.paymentMethod }
+      : null,
+    createdAt: order.createdAt.toISOString(),
+  };
+}
+
+export function orderLocation(orderId: string): string {
+  return `/api/orders/${orderId}`;
+}

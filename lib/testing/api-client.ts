@@ -1,0 +1,50 @@
+import { randomUUID } from "node:crypto";
+import { inject } from "vitest";
+
+/** Small helpers for talking to the app under test over real HTTP. */
+export function baseUrl(): string {
+  return inject("baseUrl");
+}
+
+export interface ApiAccount {
+  id: string;
+  token: string;
+}
+
+export async function createAccount(): Promise<ApiAccount> {
+  const response = await fetch(`${baseUrl()}/api/accounts`, { method: "POST" });
+  if (response.status !== 201) throw new Error(`POST /api/accounts answered ${response.status}`);
+  return (await response.json()) as ApiAccount;
+}
+
+export function cartBody(overrides: Record<string, unknown> = {}) {
+  return {
+    cartId: `cart-${randomUUID()}`,
+    items: [
+      { sku: "mug-ceramic-350", quantity: 2 },
+      { sku: "beans-house-250", quantity: 1 },
+    ],
+    ...overrides,
+  };
+}
+
+export interface PostOrderOptions {
+  token?: string;
+  key?: string | null;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+/** POST /api/orders with a bearer token, an Idempotency-Key and a JSON body, each overridable. */
+export async function postOrder(options: PostOrderOptions): Promise<{ response: Response; text: string }> {
+  const headers: Record<string, string> = { "Content-Type": "application/json", ...options.headers };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  if (options.key !== null && options.key !== undefined) headers["Idempotency-Key"] = options.key;
+  const response = await fetch(`${baseUrl()}/api/orders`, {
+    method: "POST",
+    headers,
+    body: options.rawBody ?? JSON.stringify(options.body ?? cartBody()),
+  });
+  return { response, text: await response.text() };
+}

@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/**
+ * Runs the built app as a child process, the way `npm start` does (launcher,
+ * migrations, `next start`), so tests talk to it over real HTTP. With
+ * DATABASE_URL set it uses that PostgreSQL; otherwise a fresh embedded
+ * database in a temporary folder.
+ */
+export interface AppServer {
+  baseUrl: string;
+  databaseUrl: string;
+  realPostgres: boolean;
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 90_000;
+
+export async function startAppServer(extraEnv: Record<string, string> = {}): Promise<AppServer> {
+  if (!existsSync(path.resolve(".next", "BUILD_ID"))) {
+    throw new Error("No production build found. Run `npm run build` first (`npm test` does this for you).");
+  }
+  const workDir = await mkdtemp(path.join(tmpdir(), "oncepay-test-"));
+  const port = await freePort();
+  const databaseUrlFile = path.join(workDir, "database-url");
+  const realPostgres = Boolean(process.env.DATABASE_URL);
+
+  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/launch.mts", "start"], {
+    // Its own process group, so stop() ends Next.js together with the launcher.
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      EMBEDDED_DATA_DIR: path.join(workDir, "pglite"),
+      DATABASE_URL_FILE: databaseUrlFile,
+      DEMO_FAULTS: "on",
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...extraEnv,
+    },
+  });
+  const output = captureOutput(child);
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  try {
+    await waitUntilReady(baseUrl, child, output);
+  } catch (error) {
+    await stopProcessGroup(child);
+    throw error;
+  }
+  const databaseUrl = (await readFile(databaseUrlFile, "utf8")).trim();
+
+  return {
+    baseUrl,
+    databaseUrl,
+    realPostgres,
+    async stop() {
+      await stopProcessGroup(child);
+      await rm(workDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitUntilReady(baseUrl: string, child: ChildProcess, output: string[]): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`The app exited with code ${child.exitCode} before it was ready:\n${output.join("")}`);
+    }
+    try {
+      const response = await fetch(`${baseUrl}/api/products`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`The app was not ready within ${READY_TIMEOUT_MS} ms:\n${output.join("")}`);
+}
+
+function captureOutput(child: ChildProcess): string[] {
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(chunk.toString());
+    if (lines.length > 200) lines.shift();
+    if (process.env.APP_LOG === "1") process.stderr.write(chunk);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  return lines;
+}
+
+async function stopProcessGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  process.kill(-child.pid, "SIGTERM");
+  const killTimer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }, 10_000);
+  await exited;
+  clearTimeout(killTimer);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}

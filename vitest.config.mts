@@ -1,0 +1,17 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
+  test: {
+    include: ["lib/**/*.test.ts", "scripts/**/*.test.ts"],
+    // Playwright specs live in e2e/ and crash Vitest if collected.
+    exclude: ["e2e/**", "node_modules/**", ".next/**"],
+    globalSetup: ["lib/testing/global-setup.ts"],
+    // Database tests share one server and database; running files one at a
+    // time keeps row counts per test meaningful and the output readable.
+    fileParallelism: false,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
