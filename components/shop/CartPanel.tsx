@@ -1,0 +1,170 @@
+import Image from "next/image";
+import type { FormEvent } from "react";
+import type { Product } from "@/lib/orders/catalog";
+import { PAYMENT_METHODS, type PaymentMethod } from "@/lib/client/checkout";
+import { formatMoney } from "@/components/ui/money";
+import { QuantityStepper } from "@/components/ui/QuantityStepper";
+import { BagIcon, ChevronDownIcon, LockIcon, Spinner } from "@/components/ui/icons";
+
+export interface ResolvedLine {
+  product: Product;
+  quantity: number;
+}
+
+interface CartPanelProps {
+  lines: readonly ResolvedLine[];
+  total: number;
+  paymentMethod: PaymentMethod;
+  paying: boolean;
+  onPaymentMethodChange: (method: PaymentMethod) => void;
+  onQuantityChange: (sku: string, quantity: number) => void;
+  onRemove: (sku: string) => void;
+  onPay: () => void;
+}
+
+export function CartPanel({
+  lines,
+  total,
+  paymentMethod,
+  paying,
+  onPaymentMethodChange,
+  onQuantityChange,
+  onRemove,
+  onPay,
+}: CartPanelProps) {
+  const itemCount = lines.reduce((sum, line) => sum + line.quantity, 0);
+  const empty = lines.length === 0;
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    onPay();
+  }
+
+  return (
+    <div>
+      <div className="flex items-baseline justify-between gap-3">
+        <h2 id="cart-heading" className="font-display text-2xl font-semibold text-espresso">
+          Your cart
+        </h2>
+        <p className="text-sm text-mocha" data-testid="cart-count">
+          {itemCount} {itemCount === 1 ? "item" : "items"}
+        </p>
+      </div>
+
+      {empty ? (
+        <div className="mt-5 flex flex-col items-center rounded-xl border border-dashed border-sand bg-cream px-6 py-8 text-center">
+          <span className="grid size-12 place-items-center rounded-full bg-oat text-mocha">
+            <BagIcon width={22} height={22} />
+          </span>
+          <p className="mt-3 font-medium text-espresso">Your cart is empty</p>
+          <p className="mt-1 text-sm text-mocha">Add something from the shop to get brewing.</p>
+        </div>
+      ) : (
+        <ul className="-mx-1 mt-3 divide-y divide-sand px-1 lg:max-h-64 lg:overflow-y-auto" aria-label="Items in your cart">
+          {lines.map(({ product, quantity }) => (
+            <li key={product.sku} className="flex gap-3 py-3" data-testid="cart-line" data-sku={product.sku}>
+              <Image
+                src={product.image}
+                alt=""
+                width={64}
+                height={48}
+                unoptimized
+                className="h-12 w-16 shrink-0 rounded-lg bg-oat object-cover"
+              />
+              <div className="min-w-0 flex-1">
+                <div className="flex items-start justify-between gap-2">
+                  <p className="font-medium leading-snug text-espresso">{product.name}</p>
+                  <p className="font-semibold tabular-nums text-espresso" data-testid="line-total">
+                    {formatMoney(product.unitAmount * quantity, product.currency)}
+                  </p>
+                </div>
+                <p className="text-xs text-mocha">{formatMoney(product.unitAmount, product.currency)} each</p>
+                <div className="mt-2 flex items-center justify-between gap-2">
+                  <QuantityStepper
+                    label={product.name}
+                    value={quantity}
+                    disabled={paying}
+                    onChange={(value) => onQuantityChange(product.sku, value)}
+                  />
+                  <button
+                    type="button"
+                    onClick={() => onRemove(product.sku)}
+                    disabled={paying}
+                    className="rounded px-1 text-sm text-mocha underline decoration-sand underline-offset-4 hover:text-clay hover:decoration-clay disabled:cursor-not-allowed disabled:no-underline"
+                  >
+                    Remove<span className="sr-only"> {product.name} from cart</span>
+                  </button>
+                </div>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <dl className="mt-4 space-y-2 border-t border-sand pt-4 text-sm">
+        <div className="flex justify-between">
+          <dt className="text-mocha">Subtotal</dt>
+          <dd className="tabular-nums text-espresso">{formatMoney(total)}</dd>
+        </div>
+        <div className="flex justify-between">
+          <dt className="text-mocha">Shipping</dt>
+          <dd className="text-espresso">Free</dd>
+        </div>
+        <div className="flex justify-between border-t border-sand pt-3 text-base font-semibold">
+          <dt>Total</dt>
+          <dd className="tabular-nums" data-testid="cart-total">
+            {formatMoney(total)}
+          </dd>
+        </div>
+      </dl>
+
+      <form className="mt-5 space-y-4" onSubmit={submit} aria-label="Checkout">
+        <div>
+          <label htmlFor="payment-method" className="block text-sm font-medium text-espresso">
+            Payment method
+          </label>
+          <div className="relative mt-1.5">
+            <select
+              id="payment-method"
+              name="paymentMethod"
+              value={paymentMethod}
+              disabled={paying}
+              onChange={(event) => onPaymentMethodChange(event.target.value as PaymentMethod)}
+              className="block w-full appearance-none rounded-xl border border-sand bg-white py-2.5 pl-3.5 pr-10 text-sm text-espresso shadow-sm disabled:cursor-not-allowed disabled:bg-oat"
+            >
+              {PAYMENT_METHODS.map((method) => (
+                <option key={method.id} value={method.id}>
+                  {method.label}
+                </option>
+              ))}
+            </select>
+            <ChevronDownIcon width={18} height={18} className="pointer-events-none absolute right-3 top-1/2 -translate-y-1/2 text-mocha" />
+          </div>
+        </div>
+
+        <button
+          type="submit"
+          disabled={empty || paying}
+          aria-describedby="pay-note"
+          className="flex w-full items-center justify-center gap-2 rounded-xl bg-roast px-5 py-3.5 text-base font-semibold text-cream shadow-sm transition-colors hover:bg-espresso active:translate-y-px disabled:cursor-not-allowed disabled:bg-latte disabled:text-espresso disabled:shadow-none"
+          data-testid="pay-button"
+        >
+          {paying ? (
+            <>
+              <Spinner width={18} height={18} />
+              Paying…
+            </>
+          ) : (
+            <>
+              <LockIcon width={18} height={18} />
+              Pay {formatMoney(total)}
+            </>
+          )}
+        </button>
+        <p id="pay-note" className="text-xs leading-relaxed text-mocha">
+          One Idempotency-Key per order: however often it is sent, you are charged once.
+        </p>
+      </form>
+    </div>
+  );
+}

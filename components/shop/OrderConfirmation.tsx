@@ -1,0 +1,103 @@
+"use client";
+
+import { useEffect, useRef } from "react";
+import type { Order } from "@/lib/client/checkout";
+import { PAYMENT_METHODS } from "@/lib/client/checkout";
+import { formatMoney } from "@/components/ui/money";
+import { CheckIcon, KeyIcon, RepeatIcon } from "@/components/ui/icons";
+
+interface OrderConfirmationProps {
+  order: Order;
+  replayed: boolean;
+  idempotencyKey: string;
+  attempts: number;
+  onNewOrder: () => void;
+}
+
+export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, onNewOrder }: OrderConfirmationProps) {
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  // Move focus to the result, so keyboard and screen reader users land on it.
+  useEffect(() => {
+    headingRef.current?.focus();
+  }, []);
+
+  const paidWith = PAYMENT_METHODS.find((method) => method.id === order.payment.paymentMethod)?.label ?? order.payment.paymentMethod;
+
+  return (
+    <section data-testid="order-confirmation" aria-labelledby="order-confirmed-heading">
+      <div className="flex items-start gap-3">
+        <span className="grid size-11 shrink-0 place-items-center rounded-full bg-sage text-white">
+          <CheckIcon width={22} height={22} strokeWidth={2.5} />
+        </span>
+        <div>
+          <h2
+            id="order-confirmed-heading"
+            ref={headingRef}
+            tabIndex={-1}
+            className="font-display text-2xl font-semibold text-espresso"
+          >
+            Order confirmed
+          </h2>
+          <p className="text-sm text-mocha">Thank you! Your coffee gear is on its way (in spirit).</p>
+        </div>
+      </div>
+
+      <dl className="mt-5 grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-2 rounded-xl bg-cream p-4 text-sm">
+        <dt className="text-mocha">Order</dt>
+        <dd className="break-all font-mono text-espresso" data-testid="order-id">
+          {order.id}
+        </dd>
+        <dt className="text-mocha">Amount charged</dt>
+        <dd className="font-semibold tabular-nums text-espresso" data-testid="order-amount">
+          {formatMoney(order.amount, order.currency)}
+        </dd>
+        <dt className="text-mocha">Paid with</dt>
+        <dd className="text-espresso">{paidWith}</dd>
+        <dt className="text-mocha">Requests</dt>
+        <dd className="text-espresso" data-testid="order-attempts">
+          {attempts === 1 ? "1 request" : `${attempts} requests, charged once`}
+        </dd>
+      </dl>
+
+      <ul className="mt-4 divide-y divide-sand text-sm" aria-label="Items in this order">
+        {order.items.map((item) => (
+          <li key={item.sku} className="flex justify-between gap-3 py-2">
+            <span className="text-espresso">
+              {item.name} <span className="text-mocha">× {item.quantity}</span>
+            </span>
+            <span className="tabular-nums text-espresso">{formatMoney(item.amount, order.currency)}</span>
+          </li>
+        ))}
+      </ul>
+
+      {replayed && (
+        <p className="mt-4 flex gap-2 rounded-xl bg-clay-soft p-3 text-sm text-espresso" data-testid="order-replayed">
+          <RepeatIcon width={18} height={18} className="mt-0.5 shrink-0 text-clay" />
+          <span>
+            <strong className="font-semibold">Replayed result.</strong> The server had already completed this order, so it
+            returned the first response (<code className="font-mono text-xs">Idempotent-Replayed: true</code>) instead of
+            charging you again.
+          </span>
+        </p>
+      )}
+
+      <div className="mt-4 rounded-xl border border-sand p-3">
+        <p className="flex items-center gap-1.5 text-xs font-medium uppercase tracking-wide text-mocha">
+          <KeyIcon width={14} height={14} /> Idempotency-Key used
+        </p>
+        <code className="mt-1 block break-all font-mono text-xs text-espresso" data-testid="idempotency-key">
+          {idempotencyKey}
+        </code>
+      </div>
+
+      <button
+        type="button"
+        onClick={onNewOrder}
+        className="mt-5 w-full rounded-xl border border-roast bg-white px-5 py-3 text-base font-semibold text-roast transition-colors hover:bg-oat"
+      >
+        Start a new order
+      </button>
+    </section>
+  );
+}

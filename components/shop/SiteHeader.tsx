@@ -1,0 +1,52 @@
+import Link from "next/link";
+import { LogoMark } from "@/components/ui/Logo";
+import { BagIcon } from "@/components/ui/icons";
+
+export function SiteHeader() {
+  return (
+    <>
+      <a
+        href="#products"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50 focus:rounded-lg focus:bg-white focus:px-4 focus:py-2 focus:text-espresso focus:shadow"
+      >
+        Skip to the shop
+      </a>
+      <p className="bg-roast px-4 py-2 text-center text-xs font-medium tracking-wide text-cream">
+        Demo shop · test cards only · no real charges
+      </p>
+      <header className="border-b border-sand bg-cream">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-x-6 gap-y-3 px-4 py-4 sm:px-6 lg:px-8">
+          <Link href="/" className="flex items-center gap-3 rounded-lg">
+            <LogoMark size={44} />
+            <span>
+              <span className="block font-display text-xl font-semibold leading-tight text-espresso sm:text-2xl">
+                OncePay Coffee Supply
+              </span>
+              <span className="block text-sm text-mocha">Every order is charged exactly once.</span>
+            </span>
+          </Link>
+          <nav aria-label="Main">
+            <ul className="flex items-center gap-1 text-sm font-medium">
+              <li>
+                <a href="#products" className="rounded-full px-3 py-2 text-espresso hover:bg-oat">
+                  Shop
+                </a>
+              </li>
+              <li>
+                <a href="#how-it-works" className="rounded-full px-3 py-2 text-espresso hover:bg-oat">
+                  How it works
+                </a>
+              </li>
+              <li>
+                <a href="#cart" className="inline-flex items-center gap-1.5 rounded-full bg-white px-3.5 py-2 text-espresso ring-1 ring-sand hover:bg-oat">
+                  <BagIcon width={16} height={16} />
+                  Cart
+                </a>
+              </li>
+            </ul>
+          </nav>
+        </div>
+      </header>
+    </>
+  );
+}
