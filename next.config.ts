@@ -3,6 +3,9 @@ import type { NextConfig } from "next";
 const nextConfig: NextConfig = {
   // The server's own responses identify OncePay, not the framework.
   poweredByHeader: false,
+  // The launcher binds to 127.0.0.1 by default; let the dev server's own
+  // scripts load from that origin too.
+  allowedDevOrigins: ["127.0.0.1"],
   // pg is loaded at run time from node_modules rather than bundled: it has
   // optional native parts that bundlers should not try to resolve.
   serverExternalPackages: ["pg"],

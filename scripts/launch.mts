@@ -11,7 +11,7 @@
  * once Next.js exits, so a restart is not a crash recovery.
  */
 import { spawn } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
@@ -46,7 +46,10 @@ console.log(
     : `[oncepay] migrations: up to date (${report.alreadyApplied} applied)`,
 );
 
-if (env.DATABASE_URL_FILE) await writeFile(env.DATABASE_URL_FILE, databaseUrl);
+if (env.DATABASE_URL_FILE) {
+  await mkdir(path.dirname(path.resolve(env.DATABASE_URL_FILE)), { recursive: true });
+  await writeFile(env.DATABASE_URL_FILE, databaseUrl);
+}
 
 const nextBin = path.resolve("node_modules", "next", "dist", "bin", "next");
 const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT), "--hostname", env.HOSTNAME], {

@@ -1,0 +1,65 @@
+import { expect, test } from "@playwright/test";
+import { accountIdOf, closeDatabase, ordersOf, paymentsOf } from "./support/database";
+
+test.afterAll(closeDatabase);
+
+test("a shopper fills a cart, clicks Pay and sees the paid order, which is in the database once", async ({ page, context }, testInfo) => {
+  await page.goto("/");
+  await page.getByRole("button", { name: "Add Stoneware Mug to cart" }).click();
+  await page.getByRole("button", { name: "Add Gooseneck Kettle to cart" }).click();
+  await expect(page.getByTestId("cart-total")).toHaveText("$77.00");
+
+  await page.getByRole("button", { name: /^Pay/ }).click();
+
+  const confirmation = page.getByTestId("order-confirmation");
+  await expect(confirmation).toBeVisible();
+  await expect(page.getByTestId("order-amount")).toHaveText("$77.00");
+  const orderId = (await page.getByTestId("order-id").textContent())?.trim();
+
+  const accountId = await accountIdOf(context);
+  const orders = await ordersOf(accountId);
+  expect(orders).toEqual([{ id: orderId, total_amount: 7700 }]);
+  expect(await paymentsOf(accountId)).toEqual([{ status: "succeeded", amount: 7700 }]);
+
+  await page.screenshot({ path: testInfo.outputPath("paid-order.png"), fullPage: true });
+});
+
+test("a real double-click on Pay makes one order", async ({ page, context }, testInfo) => {
+  const orderRequests: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "POST" && request.url().endsWith("/api/orders")) orderRequests.push(request.headers()["idempotency-key"] ?? "");
+  });
+
+  await page.goto("/");
+  await page.getByRole("button", { name: "Add House Blend Beans to cart" }).click();
+  await page.getByRole("button", { name: /^Pay/ }).dblclick();
+
+  await expect(page.getByTestId("order-confirmation")).toBeVisible();
+  const accountId = await accountIdOf(context);
+  expect(await ordersOf(accountId)).toHaveLength(1);
+  expect(await paymentsOf(accountId)).toHaveLength(1);
+  // However many requests the clicks produced, they all carried one key.
+  expect(orderRequests.length).toBeGreaterThanOrEqual(1);
+  expect(new Set(orderRequests).size).toBe(1);
+
+  await page.screenshot({ path: testInfo.outputPath("double-click.png"), fullPage: true });
+});
+
+test("a declined card shows why, keeps the cart, and a second card pays once", async ({ page, context }, testInfo) => {
+  await page.goto("/");
+  await page.getByRole("button", { name: "Add Paper Filters to cart" }).click();
+  await page.getByLabel(/payment method/i).selectOption("pm_card_chargeDeclined");
+  await page.getByRole("button", { name: /^Pay/ }).click();
+
+  await expect(page.getByTestId("checkout-status")).toContainText("Payment declined");
+  await expect(page.getByTestId("checkout-alert")).toContainText(/another payment method/i);
+  await page.screenshot({ path: testInfo.outputPath("declined.png"), fullPage: true });
+  const accountId = await accountIdOf(context);
+  expect(await ordersOf(accountId)).toEqual([]);
+  expect(await paymentsOf(accountId)).toEqual([{ status: "declined", amount: 650 }]);
+
+  await page.getByLabel(/payment method/i).selectOption("pm_card_visa");
+  await page.getByRole("button", { name: /^Pay/ }).click();
+  await expect(page.getByTestId("order-confirmation")).toBeVisible();
+  expect(await ordersOf(accountId)).toHaveLength(1);
+});

@@ -1,0 +1,61 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+import { E2E_DATABASE_URL_FILE } from "./e2e/support/paths";
+
+const port = Number(process.env.E2E_PORT ?? 3300);
+const baseURL = `http://127.0.0.1:${port}`;
+
+// Debian's Chromium, never a downloaded browser. Without the background
+// networking flags it keeps trying to reach Google's hosts, which a closed
+// network refuses.
+const chromium = {
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+  ],
+};
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results",
+  // The specs count rows in one shared database: one at a time.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  timeout: 60_000,
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL,
+    headless: true,
+    trace: "retain-on-failure",
+    launchOptions: chromium,
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], launchOptions: chromium } }],
+  webServer: {
+    command: "node node_modules/tsx/dist/cli.mjs scripts/launch.mts start",
+    url: `${baseURL}/api/products`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      DEMO_FAULTS: "on",
+      LOG_LEVEL: "warn",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL_FILE: E2E_DATABASE_URL_FILE,
+      // Used only when DATABASE_URL is unset: a fresh embedded database per run.
+      EMBEDDED_DATA_DIR: process.env.EMBEDDED_DATA_DIR ?? path.join(mkdtempSync(path.join(tmpdir(), "oncepay-e2e-")), "pglite"),
+    },
+  },
+});
