@@ -58,6 +58,8 @@ const launcherEnvSchema = z.object({
   // Tests and tools read the resolved database URL from here (the embedded
   // database's port is only known once it listens).
   DATABASE_URL_FILE: z.string().min(1).optional(),
+  // Unset means: on for the embedded database (a local demo), off otherwise.
+  DEMO_FAULTS: z.enum(["on", "off"]).optional(),
 });
 
 export type LauncherEnv = z.infer<typeof launcherEnvSchema>;

@@ -39,6 +39,9 @@ if (databaseUrl) {
   console.log(`[oncepay] database: embedded PGlite, data in ${path.relative(process.cwd(), dataDir) || "."}, served at ${describeUrl(databaseUrl)} (no DATABASE_URL set)`);
 }
 
+const demoFaults = env.DEMO_FAULTS ?? (embedded ? "on" : "off");
+console.log(`[oncepay] demo faults: ${demoFaults}${env.DEMO_FAULTS ? "" : " (default for this database)"}`);
+
 const report = await migrate(databaseUrl);
 console.log(
   report.applied.length > 0
@@ -58,6 +61,7 @@ const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT)
     ...process.env,
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
+    DEMO_FAULTS: demoFaults,
   },
 });
 

@@ -1,5 +1,7 @@
 import { authenticate } from "@/lib/auth/accounts";
+import { demoSettingsFor, takeLostResponse } from "@/lib/demo/settings";
 import { requestedFault } from "@/lib/faults";
+import { lostResponse } from "@/lib/http/lost-response";
 import { jsonResponse } from "@/lib/http/json";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
@@ -14,8 +16,18 @@ export async function createOrder(request: Request): Promise<Response> {
   const auth = await authenticate(db, request);
   if (!auth.ok) return outcomeToResponse({ kind: "unauthenticated", detail: auth.detail });
 
-  const endpoint = checkoutEndpoint({ store: idempotencyStore, provider: paymentProvider, fault: requestedFault(request) });
-  return outcomeToResponse(await runIdempotent(endpoint, request, auth.caller.accountId));
+  const demo = await demoSettingsFor(db, auth.caller.accountId);
+  const endpoint = checkoutEndpoint({
+    store: idempotencyStore,
+    provider: paymentProvider,
+    fault: requestedFault(request),
+    holdBeforeChargeMs: demo.networkDelayMs,
+  });
+  const outcome = await runIdempotent(endpoint, request, auth.caller.accountId);
+  // The lost-response demo: the order is committed, the answer never arrives,
+  // and only a retry with the same key (a replay) tells the client the result.
+  if (outcome.kind === "completed" && demo.loseResponse && (await takeLostResponse(db, auth.caller.accountId))) return lostResponse();
+  return outcomeToResponse(outcome);
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -75,6 +75,8 @@ describe("schema.prisma and the SQL migrations", () => {
       }
       const account = await client.account.findUniqueOrThrow({ where: { tokenHash: "api".padEnd(64, "0") } });
       expect(account.createdAt).toBeInstanceOf(Date);
+      const demo = await client.demoSettings.create({ data: { accountId: account.id, networkDelayMs: 1500, loseResponse: true } });
+      expect(await client.demoSettings.findUniqueOrThrow({ where: { accountId: account.id } })).toEqual(demo);
 
       const now = new Date();
       const keys = [];

@@ -1,11 +1,10 @@
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import type { Transaction } from "@/lib/idempotency/postgres-store";
 import type { IdempotencyStore } from "@/lib/idempotency/store";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
-import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem";
 import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
-import { orderLocation, orderView } from "@/lib/orders/order-view";
-import type { ChargeResult, PaymentProvider } from "@/lib/payments/provider";
+import { recordDecline, recordPaidOrder } from "@/lib/orders/record";
+import type { PaymentProvider } from "@/lib/payments/provider";
+import { setTimeout as delay } from "node:timers/promises";
 import { failIfRequested, type FaultPoint } from "@/lib/faults";
 
 /**
@@ -18,12 +17,15 @@ export function checkoutEndpoint(deps: {
   provider: PaymentProvider;
   /** A failure this request asked for (tests and demos only). */
   fault?: FaultPoint;
+  /** The slow-network demo: hold the claimed key this long before charging. */
+  holdBeforeChargeMs?: number;
 }): IdempotentEndpoint<PricedCart, Transaction> {
   return {
     store: deps.store,
     parseBody: parseCheckoutRequest,
     async perform({ accountId, idempotencyKey, body: cart, claim, beginSideEffect, complete }) {
       failIfRequested(deps.fault, "before-charge");
+      if (deps.holdBeforeChargeMs) await delay(deps.holdBeforeChargeMs);
       await beginSideEffect();
       const charge = await deps.provider.charge({
         amount: cart.total,
@@ -36,82 +38,6 @@ export function checkoutEndpoint(deps: {
       failIfRequested(deps.fault, "after-charge");
       const record = { accountId, keyId: claim.keyId, cart, charge, provider: deps.provider.name };
       return complete((tx) => (charge.status === "succeeded" ? recordPaidOrder(tx, record) : recordDecline(tx, record)));
-    },
-  };
-}
-
-interface ChargeRecord {
-  accountId: string;
-  keyId: string;
-  cart: PricedCart;
-  charge: ChargeResult;
-  provider: string;
-}
-
-async function recordPaidOrder(tx: Transaction, { accountId, keyId, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
-  const order = await tx.order.create({
-    data: {
-      accountId,
-      idempotencyKeyId: keyId,
-      cartId: cart.cartId,
-      status: "paid",
-      currency: cart.currency,
-      totalAmount: cart.total,
-      items: {
-        create: cart.lines.map((line) => ({
-          sku: line.product.sku,
-          name: line.product.name,
-          unitAmount: line.product.unitAmount,
-          quantity: line.quantity,
-        })),
-      },
-      payment: {
-        create: {
-          accountId,
-          idempotencyKeyId: keyId,
-          provider,
-          providerPaymentId: charge.providerPaymentId,
-          paymentMethod: cart.paymentMethod,
-          status: "succeeded",
-          amount: cart.total,
-          currency: cart.currency,
-        },
-      },
-    },
-    include: { items: true, payment: true },
-  });
-  return {
-    status: 201,
-    headers: { "Content-Type": "application/json", Location: orderLocation(order.id) },
-    body: orderView(order),
-  };
-}
-
-async function recordDecline(tx: Transaction, { accountId, keyId, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
-  if (charge.status !== "declined") throw new Error("recordDecline called for a successful charge");
-  await tx.payment.create({
-    data: {
-      accountId,
-      idempotencyKeyId: keyId,
-      provider,
-      providerPaymentId: charge.providerPaymentId,
-      paymentMethod: cart.paymentMethod,
-      status: "declined",
-      amount: cart.total,
-      currency: cart.currency,
-      declineCode: charge.declineCode,
-    },
-  });
-  return {
-    status: 402,
-    headers: { "Content-Type": PROBLEM_CONTENT_TYPE },
-    body: {
-      type: problemType("payment-declined"),
-      title: "Payment declined",
-      status: 402,
-      detail: `${charge.message} Nothing was charged. Try another payment method; that is a new checkout with a new key.`,
-      declineCode: charge.declineCode,
-      paymentId: charge.providerPaymentId,
     },
   };
 }

@@ -1,0 +1,5 @@
+import { apiRoute } from "@/lib/http/api-route";
+import { createUnsafeOrder } from "@/lib/lab/unsafe-checkout";
+
+// The lab's deliberately broken "no key" checkout; see lib/lab/unsafe-checkout.ts.
+export const POST = apiRoute(createUnsafeOrder);

@@ -1,0 +1,88 @@
+import type { Transaction } from "@/lib/idempotency/postgres-store";
+import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem";
+import type { PricedCart } from "@/lib/orders/cart";
+import { orderLocation, orderView } from "@/lib/orders/order-view";
+import type { ChargeResult } from "@/lib/payments/provider";
+
+/**
+ * Writes what one charge produced: a paid order with its items and payment,
+ * or a declined payment alone. Each returns the response to send (and, under
+ * a key, to store).
+ */
+export interface ChargeRecord {
+  accountId: string;
+  /** The idempotency key the charge ran under; null only for the lab's keyless checkout. */
+  keyId: string | null;
+  cart: PricedCart;
+  charge: ChargeResult;
+  provider: string;
+}
+
+export async function recordPaidOrder(tx: Transaction, { accountId, keyId, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
+  const order = await tx.order.create({
+    data: {
+      accountId,
+      idempotencyKeyId: keyId,
+      cartId: cart.cartId,
+      status: "paid",
+      currency: cart.currency,
+      totalAmount: cart.total,
+      items: {
+        create: cart.lines.map((line) => ({
+          sku: line.product.sku,
+          name: line.product.name,
+          unitAmount: line.product.unitAmount,
+          quantity: line.quantity,
+        })),
+      },
+      payment: {
+        create: {
+          accountId,
+          idempotencyKeyId: keyId,
+          provider,
+          providerPaymentId: charge.providerPaymentId,
+          paymentMethod: cart.paymentMethod,
+          status: "succeeded",
+          amount: cart.total,
+          currency: cart.currency,
+        },
+      },
+    },
+    include: { items: true, payment: true },
+  });
+  return {
+    status: 201,
+    headers: { "Content-Type": "application/json", Location: orderLocation(order.id) },
+    body: orderView(order),
+  };
+}
+
+export async function recordDecline(tx: Transaction, { accountId, keyId, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
+  if (charge.status !== "declined") throw new Error("recordDecline called for a successful charge");
+  await tx.payment.create({
+    data: {
+      accountId,
+      idempotencyKeyId: keyId,
+      provider,
+      providerPaymentId: charge.providerPaymentId,
+      paymentMethod: cart.paymentMethod,
+      status: "declined",
+      amount: cart.total,
+      currency: cart.currency,
+      declineCode: charge.declineCode,
+    },
+  });
+  return {
+    status: 402,
+    headers: { "Content-Type": PROBLEM_CONTENT_TYPE },
+    body: {
+      type: problemType("payment-declined"),
+      title: "Payment declined",
+      status: 402,
+      detail: `${charge.message} Nothing was charged. Try another payment method; that is a new checkout with a new key.`,
+      declineCode: charge.declineCode,
+      paymentId: charge.providerPaymentId,
+    },
+  };
+}
