@@ -18,6 +18,14 @@ const serverEnvSchema = z.object({
   // than the slowest expected payment; short enough that a crashed attempt's key
   // becomes usable again within a retry budget.
   IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // The recovery worker: how often it looks for keys whose attempt died, and
+  // how many it handles per run. 0 switches it off (tests drive it directly).
+  RECOVERY_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(10),
+  RECOVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(100),
+  // The reaper: how often it deletes expired keys, and in what batches.
+  REAPER_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
+  REAPER_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
+  REAPER_MAX_BATCHES: z.coerce.number().int().min(1).default(10),
   // Lets a request ask for a failure at a named point (see lib/faults.ts).
   // For tests and demos only; never enable it where real money moves.
   DEMO_FAULTS: z.enum(["on", "off"]).default("off"),

@@ -1,6 +1,8 @@
 import { db } from "@/lib/db/client";
 import { serverEnv } from "@/lib/env";
-import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
+import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
+import { PostgresIdempotencyStore, type Transaction } from "@/lib/idempotency/postgres-store";
+import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { SimulatedPaymentProvider } from "@/lib/payments/simulated-provider";
 
 /**
@@ -13,13 +15,22 @@ let services: ReturnType<typeof buildServices> | undefined;
 function buildServices() {
   const env = serverEnv();
   const database = db();
+  const idempotencyStore = new PostgresIdempotencyStore(database, {
+    leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
+    ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
+  });
+  const paymentProvider = new SimulatedPaymentProvider();
   return {
     db: database,
-    idempotencyStore: new PostgresIdempotencyStore(database, {
-      leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
-      ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
-    }),
-    paymentProvider: new SimulatedPaymentProvider(),
+    idempotencyStore,
+    paymentProvider,
+    /** Which endpoint owns a stored request, for the recovery worker to resume it. */
+    endpointFor(method: string, path: string) {
+      if (method === "POST" && path === "/api/orders") {
+        return checkoutEndpoint({ store: idempotencyStore, provider: paymentProvider }) as IdempotentEndpoint<unknown, Transaction>;
+      }
+      return undefined;
+    },
   };
 }
 

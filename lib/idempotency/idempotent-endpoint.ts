@@ -70,10 +70,32 @@ export async function runIdempotent<Body, Tx>(
     method,
     path,
     fingerprint: fingerprintRequest(method, path, read.json),
+    body: read.json,
   });
   if (claimResult.kind !== "claimed") return claimResult;
 
   return performWithClaim(endpoint, claimResult.claim, { accountId, idempotencyKey: keyResult.key, body: parsed.body });
+}
+
+/**
+ * Finishes a request whose attempt died after it began its side effect, from
+ * the body stored with its key. Used by the recovery worker once it has taken
+ * the key over; the endpoint's side effect must be safe to repeat (the
+ * payment provider call carries an idempotency key of its own).
+ */
+export async function resumeAbandoned<Body, Tx>(
+  endpoint: IdempotentEndpoint<Body, Tx>,
+  claim: Claim,
+  stored: { accountId: string; idempotencyKey: string; requestBody: unknown },
+): Promise<Outcome> {
+  const parsed = endpoint.parseBody(stored.requestBody);
+  if (!parsed.ok) {
+    // Only a body that passed validation is ever stored; if the rules changed
+    // since, the request can no longer run and its key is released.
+    await releaseQuietly(endpoint.store, claim);
+    return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
+  }
+  return performWithClaim(endpoint, claim, { accountId: stored.accountId, idempotencyKey: stored.idempotencyKey, body: parsed.body });
 }
 
 async function performWithClaim<Body, Tx>(

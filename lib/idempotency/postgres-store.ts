@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import {
   LeaseLostError,
+  type AbandonedKey,
   type Claim,
   type ClaimRequest,
   type ClaimResult,
@@ -66,8 +67,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
       if (existing.state === "complete") return { kind: "replay", stored: storedResponseOf(existing) };
       if (!existing.lease_expired) return { kind: "in-flight", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
 
-      const takenOver = await this.takeOver(existing.id, leaseOwner);
-      if (takenOver) return { kind: "claimed", claim: { keyId: existing.id, leaseOwner, recoveryPoint: takenOver, tookOver: true } };
+      const takenOver = await this.takeOverKey(existing.id);
+      if (takenOver) return { kind: "claimed", claim: takenOver };
     }
     return { kind: "in-flight", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
   }
@@ -80,10 +81,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
   private async insertClaim(request: ClaimRequest, leaseOwner: string): Promise<string | undefined> {
     const rows = await this.db.$queryRaw<{ id: string }[]>`
       INSERT INTO idempotency_keys
-        (account_id, idem_key, request_method, request_path, fingerprint,
+        (account_id, idem_key, request_method, request_path, fingerprint, request_body,
          lease_owner, lease_expires_at, expires_at)
       VALUES
         (${request.accountId}::uuid, ${request.key}, ${request.method}, ${request.path}, ${request.fingerprint},
+         ${JSON.stringify(request.body)}::jsonb,
          ${leaseOwner}::uuid,
          now() + make_interval(secs => ${this.timings.leaseSeconds}),
          now() + make_interval(secs => ${this.timings.ttlSeconds}))
@@ -116,7 +118,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
    * re-check the WHERE clause on the newest version, so exactly one of them
    * sees an expired lease: one winner.
    */
-  private async takeOver(keyId: string, leaseOwner: string): Promise<RecoveryPoint | undefined> {
+  async takeOverKey(keyId: string): Promise<Claim | undefined> {
+    const leaseOwner = randomUUID();
     const rows = await this.db.$queryRaw<{ recovery_point: RecoveryPoint }[]>`
       UPDATE idempotency_keys
          SET lease_owner = ${leaseOwner}::uuid,
@@ -125,7 +128,19 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
          AND state = 'in_flight'
          AND lease_expires_at <= now()
       RETURNING recovery_point::text AS recovery_point`;
-    return rows[0]?.recovery_point;
+    const recoveryPoint = rows[0]?.recovery_point;
+    return recoveryPoint && { keyId, leaseOwner, recoveryPoint, tookOver: true };
+  }
+
+  /** In-flight keys whose lease ran out, oldest first, for the recovery worker. */
+  async findAbandonedKeys(limit: number): Promise<AbandonedKey[]> {
+    return this.db.$queryRaw<AbandonedKey[]>`
+      SELECT id AS "keyId", account_id AS "accountId", idem_key AS "idempotencyKey",
+             request_method AS method, request_path AS path, request_body AS "requestBody"
+        FROM idempotency_keys
+       WHERE state = 'in_flight' AND lease_expires_at <= now()
+       ORDER BY lease_expires_at
+       LIMIT ${limit}`;
   }
 
   async markSideEffectStarted(claim: Claim): Promise<void> {

@@ -12,6 +12,8 @@ export interface ClaimRequest {
   method: string;
   path: string;
   fingerprint: string;
+  /** The request's JSON body, kept so that a later attempt can resume it. */
+  body: unknown;
 }
 
 export type RecoveryPoint = "claimed" | "payment_started" | "finished";
@@ -31,8 +33,20 @@ export type ClaimResult =
   | { kind: "in-flight"; retryAfterSeconds: number }
   | { kind: "fingerprint-mismatch" };
 
+/** An in-flight key whose holder's lease ran out: its attempt crashed or stalled. */
+export interface AbandonedKey {
+  keyId: string;
+  accountId: string;
+  idempotencyKey: string;
+  method: string;
+  path: string;
+  requestBody: unknown;
+}
+
 export interface IdempotencyStore<Tx> {
   claimKey(request: ClaimRequest): Promise<ClaimResult>;
+  /** Takes over an in-flight key whose lease expired; undefined if someone else won or it finished. */
+  takeOverKey(keyId: string): Promise<Claim | undefined>;
   /** Records that the side effect is about to start; throws LeaseLostError if the key is no longer ours. */
   markSideEffectStarted(claim: Claim): Promise<void>;
   /** Runs `work` and marks the key complete with its response in ONE transaction. */

@@ -40,6 +40,10 @@ export async function startAppServer(extraEnv: Record<string, string> = {}): Pro
       EMBEDDED_DATA_DIR: path.join(workDir, "pglite"),
       DATABASE_URL_FILE: databaseUrlFile,
       DEMO_FAULTS: "on",
+      // Tests run the recovery worker and the reaper themselves, when they
+      // choose, so that no background run races a test's own assertions.
+      RECOVERY_INTERVAL_SECONDS: "0",
+      REAPER_INTERVAL_SECONDS: "0",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
       NEXT_TELEMETRY_DISABLED: "1",
       ...extraEnv,

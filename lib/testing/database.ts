@@ -1,13 +1,22 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { inject } from "vitest";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { startEmbeddedDatabase } from "@/lib/db/embedded";
+import { PrismaClient } from "@/lib/generated/prisma/client";
 
 /**
  * Direct database access for assertions ("exactly one order row"), never for
  * the behaviour under test, which always goes through the app.
  */
 let pool: pg.Pool | undefined;
+let prisma: PrismaClient | undefined;
+
+/** A Prisma client on the database under test, for driving lib/ code (the workers) directly. */
+export function testPrisma(): PrismaClient {
+  prisma ??= new PrismaClient({ adapter: new PrismaPg({ connectionString: inject("databaseUrl"), max: 4 }) });
+  return prisma;
+}
 
 export function testDb(): pg.Pool {
   pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 3 });
@@ -17,6 +26,8 @@ export function testDb(): pg.Pool {
 export async function closeTestDb(): Promise<void> {
   await pool?.end();
   pool = undefined;
+  await prisma?.$disconnect();
+  prisma = undefined;
 }
 
 export async function countRows(table: "orders" | "payments" | "idempotency_keys", accountId: string): Promise<number> {

@@ -1,0 +1,9 @@
+/**
+ * Next.js calls this once when a server starts. Background work runs only in
+ * the Node.js server runtime (NEXT_RUNTIME is set by Next.js itself).
+ */
+export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { startBackgroundWork } = await import("@/lib/background");
+  startBackgroundWork();
+}

@@ -1,0 +1,38 @@
+import { serverEnv } from "@/lib/env";
+import { reapExpiredKeys } from "@/lib/idempotency/reaper";
+import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
+import { errorFields, log } from "@/lib/log";
+import { getServices } from "@/lib/services";
+
+/**
+ * The in-process background work: the recovery worker and the reaper, each on
+ * its own interval. Both are safe to run in several app instances at once (see
+ * their modules), so nothing here elects a leader.
+ */
+export function startBackgroundWork(): void {
+  const env = serverEnv();
+  const services = getServices();
+  every(env.RECOVERY_INTERVAL_SECONDS, "recovery", () =>
+    recoverAbandonedKeys({ store: services.idempotencyStore, endpointFor: services.endpointFor, batchSize: env.RECOVERY_BATCH_SIZE }),
+  );
+  every(env.REAPER_INTERVAL_SECONDS, "reaper", () =>
+    reapExpiredKeys(services.db, { batchSize: env.REAPER_BATCH_SIZE, maxBatches: env.REAPER_MAX_BATCHES }),
+  );
+}
+
+function every(seconds: number, name: string, run: () => Promise<unknown>): void {
+  if (seconds === 0) return;
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return; // a slow run is never overlapped by the next one
+    running = true;
+    try {
+      await run();
+    } catch (error) {
+      log.error(`${name}.failed`, errorFields(error));
+    } finally {
+      running = false;
+    }
+  }, seconds * 1000);
+  timer.unref(); // never keeps the process alive on shutdown
+}

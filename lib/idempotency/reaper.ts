@@ -1,0 +1,34 @@
+import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { log } from "@/lib/log";
+
+/**
+ * Deletes keys past their TTL in bounded batches. Orders and payments keep
+ * their data (their link to the key becomes NULL). `FOR UPDATE SKIP LOCKED`
+ * means the reaper never waits on, nor blocks, a claim or a completion that
+ * holds a key's row, and several instances reaping at once share the work.
+ * An in-flight key is only reaped once its lease has also run out.
+ */
+export interface ReaperOptions {
+  batchSize: number;
+  /** Stop after this many batches, so one run never hogs the database. */
+  maxBatches: number;
+}
+
+export async function reapExpiredKeys(db: PrismaClient, { batchSize, maxBatches }: ReaperOptions): Promise<number> {
+  let deleted = 0;
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const count = await db.$executeRaw`
+      DELETE FROM idempotency_keys
+       WHERE id IN (
+         SELECT id FROM idempotency_keys
+          WHERE expires_at <= now()
+            AND (state = 'complete' OR coalesce(lease_expires_at <= now(), true))
+          ORDER BY expires_at
+          LIMIT ${batchSize}
+          FOR UPDATE SKIP LOCKED)`;
+    deleted += count;
+    if (count < batchSize) break;
+  }
+  if (deleted > 0) log.info("reaper.run", { deleted });
+  return deleted;
+}
