@@ -1,38 +1,58 @@
 import { serverEnv } from "@/lib/env";
+import { log } from "@/lib/log";
 
 /**
  * Failure injection for tests and demos. When the server runs with
- * DEMO_FAULTS=on, a request may carry `OncePay-Fault: <point>` and the server
- * fails on purpose at that point, the way a crash or a broken dependency
- * would. The header is not part of the request's fingerprint, so a retry
- * without it is the same request.
+ * DEMO_FAULTS=on, a request may carry `OncePay-Fault: <name>` and the server
+ * fails on purpose at that site: it throws (a broken dependency) or kills its
+ * own process with SIGKILL (a crash: no finally blocks, no cleanup, open
+ * transactions rolled back by the database). The header is not part of the
+ * request's fingerprint, so a retry without it is the same request.
  */
 export const FAULT_HEADER = "OncePay-Fault";
 
-export const FAULT_POINTS = [
-  // Before the charge: the key must be released, and a retry runs afresh.
-  "before-charge",
-  // After the charge, before the order is written: the key stays in flight
-  // until its lease expires; the retry that takes it over finishes the order.
-  "after-charge",
-] as const;
+/** Where a checkout can be made to fail, in the order it reaches them. */
+export type FaultSite =
+  | "after-claim" // the key is claimed and committed; nothing charged yet
+  | "after-charge" // the provider charged; no order written yet
+  | "before-commit" // the order is written inside the transaction, not yet committed
+  | "after-commit"; // order and completed key committed; no response sent yet
 
-export type FaultPoint = (typeof FAULT_POINTS)[number];
+const FAULTS = {
+  // Throw: the key must be released, and a retry runs afresh.
+  "before-charge": { site: "after-claim", crash: false },
+  // Throw: the key stays in flight until its lease expires; the retry (or the
+  // recovery worker) that takes it over finishes the order.
+  "after-charge": { site: "after-charge", crash: false },
+  // Crash at each dangerous point (the crash matrix).
+  "crash-after-claim": { site: "after-claim", crash: true },
+  "crash-after-charge": { site: "after-charge", crash: true },
+  "crash-before-commit": { site: "before-commit", crash: true },
+  "crash-after-commit": { site: "after-commit", crash: true },
+} as const satisfies Record<string, { site: FaultSite; crash: boolean }>;
+
+export type FaultName = keyof typeof FAULTS;
+export const FAULT_NAMES = Object.keys(FAULTS) as FaultName[];
 
 export class InjectedFault extends Error {
-  constructor(point: FaultPoint) {
-    super(`Injected fault at ${point}`);
+  constructor(name: FaultName) {
+    super(`Injected fault ${name}`);
     this.name = "InjectedFault";
   }
 }
 
-export function requestedFault(request: Request): FaultPoint | undefined {
+export function requestedFault(request: Request): FaultName | undefined {
   const value = request.headers.get(FAULT_HEADER);
   if (!value || serverEnv().DEMO_FAULTS !== "on") return undefined;
-  return (FAULT_POINTS as readonly string[]).includes(value) ? (value as FaultPoint) : undefined;
+  return (FAULT_NAMES as string[]).includes(value) ? (value as FaultName) : undefined;
 }
 
-/** Throws when `point` is the fault the request asked for. */
-export function failIfRequested(requested: FaultPoint | undefined, point: FaultPoint): void {
-  if (requested === point) throw new InjectedFault(point);
+/** Fails here when the request asked for a fault at this site. */
+export function injectFault(requested: FaultName | undefined, site: FaultSite): void {
+  if (!requested || FAULTS[requested].site !== site) return;
+  if (FAULTS[requested].crash) {
+    log.warn("fault.crash", { fault: requested, site });
+    process.kill(process.pid, "SIGKILL");
+  }
+  throw new InjectedFault(requested);
 }

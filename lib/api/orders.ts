@@ -1,6 +1,6 @@
 import { authenticate } from "@/lib/auth/accounts";
 import { demoSettingsFor, takeLostResponse } from "@/lib/demo/settings";
-import { requestedFault } from "@/lib/faults";
+import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
 import { jsonResponse } from "@/lib/http/json";
 import { problemResponse, problemType } from "@/lib/http/problem";
@@ -17,13 +17,15 @@ export async function createOrder(request: Request): Promise<Response> {
   if (!auth.ok) return outcomeToResponse({ kind: "unauthenticated", detail: auth.detail });
 
   const demo = await demoSettingsFor(db, auth.caller.accountId);
+  const fault = requestedFault(request);
   const endpoint = checkoutEndpoint({
     store: idempotencyStore,
     provider: paymentProvider,
-    fault: requestedFault(request),
+    fault,
     holdBeforeChargeMs: demo.networkDelayMs,
   });
   const outcome = await runIdempotent(endpoint, request, auth.caller.accountId);
+  if (outcome.kind === "completed") injectFault(fault, "after-commit");
   // The lost-response demo: the order is committed, the answer never arrives,
   // and only a retry with the same key (a replay) tells the client the result.
   if (outcome.kind === "completed" && demo.loseResponse && (await takeLostResponse(db, auth.caller.accountId))) return lostResponse();

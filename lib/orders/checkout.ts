@@ -5,7 +5,7 @@ import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
 import { recordDecline, recordPaidOrder } from "@/lib/orders/record";
 import type { PaymentProvider } from "@/lib/payments/provider";
 import { setTimeout as delay } from "node:timers/promises";
-import { failIfRequested, type FaultPoint } from "@/lib/faults";
+import { injectFault, type FaultName } from "@/lib/faults";
 
 /**
  * POST /api/orders: price the cart, charge it, and record the outcome. The
@@ -16,7 +16,7 @@ export function checkoutEndpoint(deps: {
   store: IdempotencyStore<Transaction>;
   provider: PaymentProvider;
   /** A failure this request asked for (tests and demos only). */
-  fault?: FaultPoint;
+  fault?: FaultName;
   /** The slow-network demo: hold the claimed key this long before charging. */
   holdBeforeChargeMs?: number;
 }): IdempotentEndpoint<PricedCart, Transaction> {
@@ -24,7 +24,7 @@ export function checkoutEndpoint(deps: {
     store: deps.store,
     parseBody: parseCheckoutRequest,
     async perform({ accountId, idempotencyKey, body: cart, claim, beginSideEffect, complete }) {
-      failIfRequested(deps.fault, "before-charge");
+      injectFault(deps.fault, "after-claim");
       if (deps.holdBeforeChargeMs) await delay(deps.holdBeforeChargeMs);
       await beginSideEffect();
       const charge = await deps.provider.charge({
@@ -35,9 +35,13 @@ export function checkoutEndpoint(deps: {
         // must never share a charge at the provider.
         idempotencyKey: `${accountId}:${idempotencyKey}`,
       });
-      failIfRequested(deps.fault, "after-charge");
+      injectFault(deps.fault, "after-charge");
       const record = { accountId, keyId: claim.keyId, cart, charge, provider: deps.provider.name };
-      return complete((tx) => (charge.status === "succeeded" ? recordPaidOrder(tx, record) : recordDecline(tx, record)));
+      return complete(async (tx) => {
+        const response = charge.status === "succeeded" ? await recordPaidOrder(tx, record) : await recordDecline(tx, record);
+        injectFault(deps.fault, "before-commit");
+        return response;
+      });
     },
   };
 }

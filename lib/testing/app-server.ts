@@ -15,12 +15,20 @@ export interface AppServer {
   baseUrl: string;
   databaseUrl: string;
   realPostgres: boolean;
+  /** Settles with the exit code when the app's process ends (for crash tests). */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
+}
+
+export interface AppServerOptions {
+  env?: Record<string, string>;
+  /** Keep the embedded database here (so it survives a restart); default: a new temporary folder. */
+  embeddedDataDir?: string;
 }
 
 const READY_TIMEOUT_MS = 90_000;
 
-export async function startAppServer(extraEnv: Record<string, string> = {}): Promise<AppServer> {
+export async function startAppServer(options: AppServerOptions = {}): Promise<AppServer> {
   if (!existsSync(path.resolve(".next", "BUILD_ID"))) {
     throw new Error("No production build found. Run `npm run build` first (`npm test` does this for you).");
   }
@@ -37,7 +45,7 @@ export async function startAppServer(extraEnv: Record<string, string> = {}): Pro
       ...process.env,
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
-      EMBEDDED_DATA_DIR: path.join(workDir, "pglite"),
+      EMBEDDED_DATA_DIR: options.embeddedDataDir ?? path.join(workDir, "pglite"),
       DATABASE_URL_FILE: databaseUrlFile,
       DEMO_FAULTS: "on",
       // Tests run the recovery worker and the reaper themselves, when they
@@ -46,9 +54,10 @@ export async function startAppServer(extraEnv: Record<string, string> = {}): Pro
       REAPER_INTERVAL_SECONDS: "0",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
       NEXT_TELEMETRY_DISABLED: "1",
-      ...extraEnv,
+      ...options.env,
     },
   });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const output = captureOutput(child);
   const baseUrl = `http://127.0.0.1:${port}`;
 
@@ -64,6 +73,7 @@ export async function startAppServer(extraEnv: Record<string, string> = {}): Pro
     baseUrl,
     databaseUrl,
     realPostgres,
+    exited,
     async stop() {
       await stopProcessGroup(child);
       await rm(workDir, { recursive: true, force: true });
