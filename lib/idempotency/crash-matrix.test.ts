@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
-import { keyRowIn, rowCountsIn } from "@/lib/testing/crash-database";
+import { keyRowIn, rowCountsIn, stuckKeysIn } from "@/lib/testing/crash-database";
 
 /**
  * The crash matrix: the app is killed with SIGKILL at each dangerous point of
@@ -95,8 +95,11 @@ describe.each(CRASH_POINTS)("killed at %s", (point) => {
       expect(counts).toEqual({ orders: 1, payments: 1 });
       const keyRow = await keyRowIn(server.databaseUrl, account.id, key);
       expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
+      const stuck = await stuckKeysIn(server.databaseUrl, account.id);
+      expect(stuck).toBe(0);
 
       record.runs++;
+      record.stuckKeys += stuck;
       record.orders.push(counts.orders);
       record.charges.push(counts.payments);
       record.retries.push(answer.attempts);

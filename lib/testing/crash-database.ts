@@ -35,3 +35,14 @@ export async function keyRowIn(databaseUrl: string, accountId: string, key: stri
     return rows[0];
   });
 }
+
+/** Keys still in flight although their lease ran out: what the crash matrix must never leave behind. */
+export async function stuckKeysIn(databaseUrl: string, accountId: string): Promise<number> {
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM idempotency_keys WHERE account_id = $1 AND state = 'in_flight' AND lease_expires_at <= now()`,
+      [accountId],
+    );
+    return rows[0]!.n;
+  });
+}

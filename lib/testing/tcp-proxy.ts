@@ -1,0 +1,67 @@
+import net from "node:net";
+
+/**
+ * A TCP proxy in front of the database, so a test can make the database go
+ * away (connections dropped, new ones refused) and come back, without
+ * touching the real server other tests share.
+ */
+export interface DatabaseOutageProxy {
+  /** DATABASE_URL that goes through the proxy. */
+  url: string;
+  /** Drops every open connection and refuses new ones. */
+  cut(): Promise<void>;
+  /** Accepts connections again, on the same port. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseOutageProxy> {
+  const target = new URL(databaseUrl);
+  const sockets = new Set<net.Socket>();
+  let server = createServer();
+  await listen(server, 0);
+  const port = (server.address() as net.AddressInfo).port;
+
+  function createServer() {
+    return net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on("close", () => sockets.delete(socket));
+        socket.on("error", () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+  }
+
+  const proxied = new URL(databaseUrl);
+  proxied.hostname = "127.0.0.1";
+  proxied.port = String(port);
+
+  return {
+    url: proxied.toString(),
+    async cut() {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+    async restore() {
+      server = createServer();
+      await listen(server, port);
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function listen(server: net.Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+}
