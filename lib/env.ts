@@ -29,6 +29,13 @@ const serverEnvSchema = z.object({
   // Lets a request ask for a failure at a named point (see lib/faults.ts).
   // For tests and demos only; never enable it where real money moves.
   DEMO_FAULTS: z.enum(["on", "off"]).default("off"),
+  // The payment provider: Stripe's API through its SDK, at the local payment
+  // simulator when PAYMENT_SIMULATOR_URL is set (the launcher starts one and
+  // sets both), else at Stripe itself. Test-mode keys only: this is a demo.
+  STRIPE_SECRET_KEY: z
+    .string({ error: "STRIPE_SECRET_KEY is not set. Start the app with `npm start`, which runs the local payment simulator, or set a Stripe test-mode key." })
+    .regex(/^(sk|rk)_test_/, "STRIPE_SECRET_KEY must be a Stripe test-mode key (sk_test_…): OncePay never charges real cards"),
+  PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 
@@ -68,6 +75,12 @@ const launcherEnvSchema = z.object({
   DATABASE_URL_FILE: z.string().min(1).optional(),
   // Unset means: on for the embedded database (a local demo), off otherwise.
   DEMO_FAULTS: z.enum(["on", "off"]).optional(),
+  // Unset: the launcher starts the payment simulator and points the app at
+  // it. STRIPE_SECRET_KEY alone: Stripe's test mode. Both: that simulator.
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // Where the simulator the launcher starts listens; 0 picks a free port.
+  SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(0),
 });
 
 export type LauncherEnv = z.infer<typeof launcherEnvSchema>;

@@ -3,7 +3,7 @@ import { serverEnv } from "@/lib/env";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import { PostgresIdempotencyStore, type Transaction } from "@/lib/idempotency/postgres-store";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
-import { SimulatedPaymentProvider } from "@/lib/payments/simulated-provider";
+import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 
 /**
  * The composition root: the one place that picks concrete implementations.
@@ -19,7 +19,7 @@ function buildServices() {
     leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
     ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
   });
-  const paymentProvider = new SimulatedPaymentProvider();
+  const paymentProvider = new StripePaymentProvider({ secretKey: env.STRIPE_SECRET_KEY, simulatorUrl: env.PAYMENT_SIMULATOR_URL });
   return {
     db: database,
     idempotencyStore,

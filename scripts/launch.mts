@@ -1,5 +1,5 @@
 /**
- * Starts OncePay: the database first, then Next.js.
+ * Starts OncePay: the database first, then the payment simulator, then Next.js.
  *
  *   tsx scripts/launch.mts start   # production server (after `next build`)
  *   tsx scripts/launch.mts dev     # development server
@@ -16,6 +16,7 @@ import path from "node:path";
 import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
 import { migrate } from "../lib/db/migrate.ts";
+import { LOCAL_SIMULATOR_SECRET_KEY, spawnPaymentSimulator, type SimulatorProcess } from "../lib/payments/simulator/process.ts";
 
 const mode = process.argv[2];
 if (mode !== "start" && mode !== "dev") {
@@ -49,6 +50,8 @@ console.log(
     : `[oncepay] migrations: up to date (${report.alreadyApplied} applied)`,
 );
 
+const payments = await startPayments(databaseUrl);
+
 if (env.DATABASE_URL_FILE) {
   await mkdir(path.dirname(path.resolve(env.DATABASE_URL_FILE)), { recursive: true });
   await writeFile(env.DATABASE_URL_FILE, databaseUrl);
@@ -62,6 +65,7 @@ const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT)
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
     DEMO_FAULTS: demoFaults,
+    ...payments.env,
   },
 });
 
@@ -73,13 +77,43 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// The shop cannot take payments without its provider: if the simulator dies,
+// stop rather than answer every checkout with an error.
+void payments.simulator?.exited.then((code) => {
+  if (shuttingDown || child.exitCode !== null) return;
+  console.error(`[oncepay] the payment simulator exited (code ${code}); stopping`);
+  shuttingDown = true;
+  child.kill("SIGTERM");
+});
+
 child.on("exit", async (code, signal) => {
+  // Simulator first: it holds connections to the embedded database.
+  await payments.simulator?.stop();
   if (embedded) {
     await embedded.close();
     console.log("[oncepay] embedded database closed");
   }
   process.exit(code ?? (signal && !shuttingDown ? 1 : 0));
 });
+
+/**
+ * Which payment provider the app talks to, always through Stripe's SDK:
+ * a given simulator (PAYMENT_SIMULATOR_URL), Stripe's test mode
+ * (STRIPE_SECRET_KEY alone), or by default a local simulator started here.
+ */
+async function startPayments(databaseUrl: string): Promise<{ env: Record<string, string>; simulator?: SimulatorProcess }> {
+  if (env.PAYMENT_SIMULATOR_URL) {
+    console.log(`[oncepay] payments: Stripe API at the simulator ${env.PAYMENT_SIMULATOR_URL} (from PAYMENT_SIMULATOR_URL)`);
+    return { env: { PAYMENT_SIMULATOR_URL: env.PAYMENT_SIMULATOR_URL, STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY ?? LOCAL_SIMULATOR_SECRET_KEY } };
+  }
+  if (env.STRIPE_SECRET_KEY) {
+    console.log("[oncepay] payments: Stripe test mode (from STRIPE_SECRET_KEY)");
+    return { env: { STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY } };
+  }
+  const simulator = await spawnPaymentSimulator({ databaseUrl, port: env.SIMULATOR_PORT });
+  console.log(`[oncepay] payments: Stripe API at the local payment simulator ${simulator.url} (no STRIPE_SECRET_KEY set)`);
+  return { env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY }, simulator };
+}
 
 /** host:port/database, never the password. */
 function describeUrl(url: string): string {

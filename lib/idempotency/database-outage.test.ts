@@ -4,23 +4,29 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
+import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
+import type { PaymentSimulator } from "@/lib/payments/simulator/server";
+import { ledgerFor, setFaults, startTestSimulator } from "@/lib/payments/simulator/testing";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { keyRowIn, rowCountsIn, stuckKeysIn } from "@/lib/testing/crash-database";
-import { startDatabaseProxy, type DatabaseOutageProxy } from "@/lib/testing/tcp-proxy";
+import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
 
 /**
  * The database goes away under the app: connections refused, or dropped in
  * the middle of a checkout. The client must get 503 problem+json with
  * Retry-After, no key may stay stuck past its lease, and retries with the
- * same key must succeed once the database is back, with one order.
+ * same key must succeed once the database is back, with one order and one
+ * charge. The payment simulator keeps its own connection to the database,
+ * outside the proxy: the outage is OncePay's, the provider stays up.
  */
 const LEASE_SECONDS = 2;
 
-let proxy: DatabaseOutageProxy;
+let proxy: OutageProxy;
 let server: AppServer;
 let embedded: EmbeddedDatabase | undefined;
 let workDir: string;
 let directUrl: string;
+let simulator: PaymentSimulator;
 
 beforeAll(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), "oncepay-outage-"));
@@ -30,12 +36,16 @@ beforeAll(async () => {
     embedded = await startEmbeddedDatabase(path.join(workDir, "pglite"), 15);
     directUrl = embedded.url;
   }
-  proxy = await startDatabaseProxy(directUrl);
-  server = await startAppServer({ env: { DATABASE_URL: proxy.url, IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) } });
+  proxy = await startOutageProxy(directUrl);
+  simulator = await startTestSimulator();
+  server = await startAppServer({
+    env: { DATABASE_URL: proxy.url, PAYMENT_SIMULATOR_URL: simulator.url, IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) },
+  });
 });
 
 afterAll(async () => {
   await server?.stop();
+  await simulator?.close();
   await proxy?.close();
   await embedded?.close();
   await rm(workDir, { recursive: true, force: true });
@@ -113,5 +123,39 @@ describe("a database outage", () => {
     expect(await keyRowIn(directUrl, account.id, key)).toMatchObject({ state: "complete" });
     expect(await stuckKeysIn(directUrl, account.id)).toBe(0);
     expect(await rowCountsIn(directUrl, account.id)).toEqual({ orders: 1, payments: 1 });
+  });
+
+  it("connections dropped while the provider charges: 503, the key kept at payment_started, then one order and one charge", async () => {
+    const account = await newAccount();
+    const key = randomUUID();
+    const body = JSON.stringify({ cartId: "outage-after-charge", items: [{ sku: "kettle-gooseneck-1l", quantity: 1 }] });
+    // The provider takes 1.5 s to charge; the database goes away meanwhile,
+    // so the charge happens but its answer cannot be recorded.
+    await setFaults(simulator, { latencyMs: 1500 });
+    try {
+      const inFlight = order(account.token, key, body);
+      await expect.poll(async () => (await keyRowIn(directUrl, account.id, key))?.recovery_point, { interval: 50 }).toBe("payment_started");
+      await proxy.cut();
+      try {
+        await expect503(await inFlight);
+      } finally {
+        await proxy.restore();
+      }
+    } finally {
+      await setFaults(simulator, {});
+    }
+    const charges = () => ledgerFor(simulator, { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) });
+    expect((await charges()).charges).toHaveLength(1);
+    expect(await keyRowIn(directUrl, account.id, key)).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+
+    // The retry waits out the dead attempt's lease, takes the key over and gets the first charge back.
+    const answer = await retryUntilAnswered(account.token, key, body);
+    expect(answer.status).toBe(201);
+    expect(await keyRowIn(directUrl, account.id, key)).toMatchObject({ state: "complete" });
+    expect(await stuckKeysIn(directUrl, account.id)).toBe(0);
+    expect(await rowCountsIn(directUrl, account.id)).toEqual({ orders: 1, payments: 1 });
+    const ledger = await charges();
+    expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
+    expect((await answer.json()).payment.id).toBe(ledger.payment_intents[0]?.id);
   });
 });

@@ -1,7 +1,9 @@
+import { z } from "zod";
+
 /**
  * What OncePay needs from a payment provider: charge an amount once. The
  * idempotency key passed along lets a provider that supports it (Stripe does)
- * recognise a repeated charge.
+ * recognise a repeated charge and answer it with the first one.
  */
 export interface ChargeRequest {
   amount: number;
@@ -10,16 +12,46 @@ export interface ChargeRequest {
   idempotencyKey: string;
 }
 
-export type ChargeResult =
-  | { status: "succeeded"; providerPaymentId: string }
-  | { status: "declined"; providerPaymentId: string; declineCode: string; message: string };
+/**
+ * A charge's definite outcome. Also kept with the idempotency key once known
+ * (recovery point `charged`), so it has a schema to be read back with.
+ */
+export const chargeResultSchema = z.discriminatedUnion("status", [
+  z.object({ status: z.literal("succeeded"), providerPaymentId: z.string().min(1) }),
+  z.object({ status: z.literal("declined"), providerPaymentId: z.string().min(1), declineCode: z.string().min(1), message: z.string() }),
+]);
+export type ChargeResult = z.infer<typeof chargeResultSchema>;
 
 export interface PaymentProvider {
   readonly name: string;
+  /** Resolves with a success or a decline; throws PaymentProviderError when neither is known. */
   charge(request: ChargeRequest): Promise<ChargeResult>;
 }
 
+/**
+ * "unknown": the charge may or may not have happened; repeat it with the same
+ * idempotency key. "rejected": nothing was charged and repeating will not help.
+ */
+export type ProviderErrorOutcome = "unknown" | "rejected";
+
+/** A charge that ended neither in success nor in a decline. */
+export class PaymentProviderError extends Error {
+  constructor(
+    message: string,
+    readonly outcome: ProviderErrorOutcome,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "PaymentProviderError";
+  }
+}
+
 /** Stripe's test payment methods that the shop accepts. */
-export const TEST_PAYMENT_METHODS = ["pm_card_visa", "pm_card_chargeDeclined"] as const;
+export const TEST_PAYMENT_METHODS = [
+  "pm_card_visa",
+  "pm_card_chargeDeclined",
+  "pm_card_chargeDeclinedInsufficientFunds",
+  "pm_card_chargeDeclinedProcessingError",
+] as const;
 export type TestPaymentMethod = (typeof TEST_PAYMENT_METHODS)[number];
 export const DEFAULT_PAYMENT_METHOD: TestPaymentMethod = "pm_card_visa";

@@ -11,8 +11,9 @@ export interface ApiAccount {
   token: string;
 }
 
-export async function createAccount(): Promise<ApiAccount> {
-  const response = await fetch(`${baseUrl()}/api/accounts`, { method: "POST" });
+/** A demo account with its bearer token, on the shared test app or on `base` (an app a test started itself). */
+export async function createAccount(base: string = baseUrl()): Promise<ApiAccount> {
+  const response = await fetch(`${base}/api/accounts`, { method: "POST" });
   if (response.status !== 201) throw new Error(`POST /api/accounts answered ${response.status}`);
   return (await response.json()) as ApiAccount;
 }
@@ -29,6 +30,8 @@ export function cartBody(overrides: Record<string, unknown> = {}) {
 }
 
 export interface PostOrderOptions {
+  /** Another app than the shared test app. */
+  baseUrl?: string;
   token?: string;
   key?: string | null;
   body?: unknown;
@@ -41,7 +44,7 @@ export async function postOrder(options: PostOrderOptions): Promise<{ response: 
   const headers: Record<string, string> = { "Content-Type": "application/json", ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   if (options.key !== null && options.key !== undefined) headers["Idempotency-Key"] = options.key;
-  const response = await fetch(`${baseUrl()}/api/orders`, {
+  const response = await fetch(`${options.baseUrl ?? baseUrl()}/api/orders`, {
     method: "POST",
     headers,
     body: options.rawBody ?? JSON.stringify(options.body ?? cartBody()),

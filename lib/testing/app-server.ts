@@ -15,8 +15,12 @@ export interface AppServer {
   baseUrl: string;
   databaseUrl: string;
   realPostgres: boolean;
+  /** The payment simulator the launcher started for this app (its own process and port). */
+  paymentSimulatorUrl: string;
   /** Settles with the exit code when the app's process ends (for crash tests). */
   exited: Promise<number | null>;
+  /** What the app has printed so far (its latest 200 chunks). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -24,6 +28,8 @@ export interface AppServerOptions {
   env?: Record<string, string>;
   /** Keep the embedded database here (so it survives a restart); default: a new temporary folder. */
   embeddedDataDir?: string;
+  /** Run on the embedded database even when the tests have a DATABASE_URL (the `npm start` default). */
+  embedded?: boolean;
 }
 
 const READY_TIMEOUT_MS = 90_000;
@@ -34,20 +40,26 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   }
   const workDir = await mkdtemp(path.join(tmpdir(), "oncepay-test-"));
   const port = await freePort();
+  const simulatorPort = await freePort();
   const databaseUrlFile = path.join(workDir, "database-url");
-  const realPostgres = Boolean(process.env.DATABASE_URL);
+  const realPostgres = Boolean(process.env.DATABASE_URL) && !options.embedded;
+  const inherited = { ...process.env };
+  if (options.embedded) delete inherited.DATABASE_URL;
 
   const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/launch.mts", "start"], {
     // Its own process group, so stop() ends Next.js together with the launcher.
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: {
-      ...process.env,
+      ...inherited,
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
       EMBEDDED_DATA_DIR: options.embeddedDataDir ?? path.join(workDir, "pglite"),
       DATABASE_URL_FILE: databaseUrlFile,
+      // Most tests need the demo faults; a test of a server without them
+      // passes DEMO_FAULTS: "off" in options.env, which wins.
       DEMO_FAULTS: "on",
+      SIMULATOR_PORT: String(simulatorPort),
       // Tests run the recovery worker and the reaper themselves, when they
       // choose, so that no background run races a test's own assertions.
       RECOVERY_INTERVAL_SECONDS: "0",
@@ -73,7 +85,9 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     baseUrl,
     databaseUrl,
     realPostgres,
+    paymentSimulatorUrl: `http://127.0.0.1:${simulatorPort}`,
     exited,
+    output: () => output.join(""),
     async stop() {
       await stopProcessGroup(child);
       await rm(workDir, { recursive: true, force: true });

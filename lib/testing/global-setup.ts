@@ -7,6 +7,7 @@ export default async function setup(project: TestProject) {
   project.provide("baseUrl", server.baseUrl);
   project.provide("databaseUrl", server.databaseUrl);
   project.provide("realPostgres", server.realPostgres);
+  project.provide("paymentSimulatorUrl", server.paymentSimulatorUrl);
   if (!server.realPostgres) {
     console.warn("[tests] DATABASE_URL is not set: running on embedded PGlite, which serialises all statements, so the concurrency tests cannot expose races here. CI runs them on PostgreSQL.");
   }
@@ -18,5 +19,6 @@ declare module "vitest" {
     baseUrl: string;
     databaseUrl: string;
     realPostgres: boolean;
+    paymentSimulatorUrl: string;
   }
 }

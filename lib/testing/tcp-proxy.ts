@@ -1,12 +1,12 @@
 import net from "node:net";
 
 /**
- * A TCP proxy in front of the database, so a test can make the database go
- * away (connections dropped, new ones refused) and come back, without
- * touching the real server other tests share.
+ * A TCP proxy in front of a service (the database, the payment provider), so
+ * a test can make it go away (connections dropped, new ones refused) and
+ * come back, without touching the real server other tests share.
  */
-export interface DatabaseOutageProxy {
-  /** DATABASE_URL that goes through the proxy. */
+export interface OutageProxy {
+  /** The service's URL, through the proxy. */
   url: string;
   /** Drops every open connection and refuses new ones. */
   cut(): Promise<void>;
@@ -15,8 +15,10 @@ export interface DatabaseOutageProxy {
   close(): Promise<void>;
 }
 
-export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseOutageProxy> {
-  const target = new URL(databaseUrl);
+const DEFAULT_PORTS: Record<string, number> = { "postgresql:": 5432, "postgres:": 5432, "http:": 80 };
+
+export async function startOutageProxy(serviceUrl: string): Promise<OutageProxy> {
+  const target = new URL(serviceUrl);
   const sockets = new Set<net.Socket>();
   let server = createServer();
   await listen(server, 0);
@@ -24,7 +26,7 @@ export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseO
 
   function createServer() {
     return net.createServer((client) => {
-      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      const upstream = net.connect(Number(target.port || DEFAULT_PORTS[target.protocol] || 0), target.hostname);
       for (const socket of [client, upstream]) {
         sockets.add(socket);
         socket.on("close", () => sockets.delete(socket));
@@ -37,7 +39,7 @@ export async function startDatabaseProxy(databaseUrl: string): Promise<DatabaseO
     });
   }
 
-  const proxied = new URL(databaseUrl);
+  const proxied = new URL(serviceUrl);
   proxied.hostname = "127.0.0.1";
   proxied.port = String(port);
 

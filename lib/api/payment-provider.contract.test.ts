@@ -1,0 +1,88 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
+import type { PaymentSimulator } from "@/lib/payments/simulator/server";
+import { ledgerFor, startTestSimulator } from "@/lib/payments/simulator/testing";
+import { createAccount, postOrder } from "@/lib/testing/api-client";
+import { startAppServer, type AppServer } from "@/lib/testing/app-server";
+import { keyRowIn, rowCountsIn } from "@/lib/testing/crash-database";
+import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
+
+/**
+ * The two contract rows about the payment provider, over real HTTP: the
+ * provider does not answer (503, the key handed back for the retry), and the
+ * provider refuses the request itself (502, the key released). Each app talks
+ * to a simulator this test controls.
+ */
+let simulator: PaymentSimulator;
+let providerLink: OutageProxy;
+let app: AppServer;
+let misconfiguredApp: AppServer;
+
+beforeAll(async () => {
+  simulator = await startTestSimulator();
+  providerLink = await startOutageProxy(simulator.url);
+  [app, misconfiguredApp] = await Promise.all([
+    startAppServer({ env: { PAYMENT_SIMULATOR_URL: providerLink.url } }),
+    // A test-mode key the provider does not know: every charge is refused (401).
+    startAppServer({ env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: "sk_test_not-a-valid-key!" } }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([app?.stop(), misconfiguredApp?.stop()]);
+  await providerLink?.close();
+  await simulator?.close();
+});
+
+const checkout = (server: AppServer, token: string, key: string) =>
+  postOrder({ baseUrl: server.baseUrl, token, key, body: { cartId: "provider-trouble", items: [{ sku: "filters-paper-100", quantity: 3 }] } });
+
+const chargesOf = async (accountId: string) => (await ledgerFor(simulator, { idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId) })).charges;
+
+describe("the payment provider does not answer", () => {
+  it("answers 503 dependency-unavailable with Retry-After: 1 and hands the key back; the retry charges once", async () => {
+    const shopper = await createAccount(app.baseUrl);
+    const key = randomUUID();
+
+    await providerLink.cut();
+    let unanswered: Awaited<ReturnType<typeof checkout>>;
+    try {
+      unanswered = await checkout(app, shopper.token, key);
+    } finally {
+      await providerLink.restore();
+    }
+    expect(unanswered.response.status).toBe(503);
+    expect(unanswered.response.headers.get("content-type")).toBe("application/problem+json");
+    expect(unanswered.response.headers.get("retry-after")).toBe("1");
+    expect(JSON.parse(unanswered.text)).toMatchObject({ status: 503, type: "urn:oncepay:problem:dependency-unavailable" });
+    const held = await keyRowIn(app.databaseUrl, shopper.id, key);
+    expect(held).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+    expect(await chargesOf(shopper.id)).toHaveLength(0);
+
+    // No waiting out a lease: the attempt ended its own, so the retry resumes at once.
+    const retry = await checkout(app, shopper.token, key);
+    expect(retry.response.status).toBe(201);
+    expect(await keyRowIn(app.databaseUrl, shopper.id, key)).toMatchObject({ id: held.id, state: "complete" });
+    expect(await rowCountsIn(app.databaseUrl, shopper.id)).toEqual({ orders: 1, payments: 1 });
+    expect((await chargesOf(shopper.id)).map((charge) => charge.status)).toEqual(["succeeded"]);
+  });
+});
+
+describe("the payment provider refuses the request itself", () => {
+  it("answers 502 dependency-rejected, releases the key and charges nothing", async () => {
+    const shopper = await createAccount(misconfiguredApp.baseUrl);
+    const key = randomUUID();
+
+    const refused = await checkout(misconfiguredApp, shopper.token, key);
+    expect(refused.response.status).toBe(502);
+    expect(refused.response.headers.get("content-type")).toBe("application/problem+json");
+    expect(JSON.parse(refused.text)).toMatchObject({ status: 502, type: "urn:oncepay:problem:dependency-rejected" });
+    expect(await keyRowIn(misconfiguredApp.databaseUrl, shopper.id, key)).toBeUndefined();
+    expect(await rowCountsIn(misconfiguredApp.databaseUrl, shopper.id)).toEqual({ orders: 0, payments: 0 });
+    expect(await chargesOf(shopper.id)).toHaveLength(0);
+
+    // Released, not held: the same key runs again (and is refused again) rather than answering 409.
+    expect((await checkout(misconfiguredApp, shopper.token, key)).response.status).toBe(502);
+  });
+});

@@ -1,0 +1,27 @@
+import { z } from "zod";
+
+/**
+ * What `scripts/payment-simulator.mts` reads from the environment. The
+ * simulator is a separate service, so it has its own small schema rather
+ * than a place in OncePay's lib/env.ts.
+ */
+const simulatorEnvSchema = z.object({
+  DATABASE_URL: z
+    .string({ error: "DATABASE_URL is not set. The payment simulator keeps its ledger in PostgreSQL (schema payment_simulator)." })
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
+  // 12111 is where stripe-mock listens too, so tools that know one find the other.
+  SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(12111),
+  SIMULATOR_HOST: z.string().min(1).default("127.0.0.1"),
+  SIMULATOR_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type SimulatorEnv = z.infer<typeof simulatorEnvSchema>;
+
+export function simulatorEnv(env: NodeJS.ProcessEnv = process.env): SimulatorEnv {
+  const parsed = simulatorEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+    throw new Error(`Invalid payment simulator configuration:\n${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,106 @@
+/**
+ * Stripe's error wire format, `{"error": {...}}`, with the status codes its
+ * SDKs map to exception classes: 400/404 invalid_request_error (or
+ * idempotency_error), 401 authentication, 402 card_error, 409 a conflicting
+ * request, 5xx api_error. stripe-node retries 409 and 5xx on its own, with the
+ * same Idempotency-Key, and never retries the others.
+ */
+export type StripeErrorType = "api_error" | "card_error" | "idempotency_error" | "invalid_request_error";
+
+export interface StripeError {
+  type: StripeErrorType;
+  message: string;
+  code?: string;
+  decline_code?: string;
+  param?: string;
+  doc_url?: string;
+  charge?: string;
+  payment_intent?: unknown;
+  payment_method?: unknown;
+}
+
+/** What an endpoint answers: the status and the exact bytes of the body (saved and replayed under a key). */
+export interface ApiResponse {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+/** Stripe answers pretty-printed JSON; any serialisation would do, as long as replays reuse the saved bytes. */
+export function stripeJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+export function jsonResponse(status: number, value: unknown): ApiResponse {
+  return { status, body: stripeJson(value) };
+}
+
+export function errorResponse(status: number, error: StripeError): ApiResponse {
+  return jsonResponse(status, { error });
+}
+
+export function docUrl(code: string): string {
+  return `https://stripe.com/docs/error-codes/${code.replaceAll("_", "-")}`;
+}
+
+export function invalidRequest(message: string, details: { param?: string; code?: string } = {}, status = 400): ApiResponse {
+  return errorResponse(status, {
+    type: "invalid_request_error",
+    message,
+    ...(details.code && { code: details.code, doc_url: docUrl(details.code) }),
+    ...(details.param && { param: details.param }),
+  });
+}
+
+export function missingApiKey(): ApiResponse {
+  return {
+    ...invalidRequest(
+      "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+      {},
+      401,
+    ),
+    headers: { "WWW-Authenticate": 'Bearer realm="Stripe"' },
+  };
+}
+
+export function invalidApiKey(presented: string): ApiResponse {
+  const shown = presented.length > 12 ? `${presented.slice(0, 8)}${"*".repeat(4)}${presented.slice(-4)}` : "****";
+  const hint = presented.startsWith("sk_live_") || presented.startsWith("rk_live_") ? " The payment simulator accepts only test-mode secret keys (sk_test_…)." : "";
+  return {
+    ...invalidRequest(`Invalid API Key provided: ${shown}.${hint}`, {}, 401),
+    headers: { "WWW-Authenticate": 'Bearer realm="Stripe"' },
+  };
+}
+
+export function resourceMissing(kind: string, id: string, param?: string): ApiResponse {
+  return invalidRequest(`No such ${kind}: '${id}'`, { code: "resource_missing", ...(param && { param }) }, param ? 400 : 404);
+}
+
+export function unrecognizedUrl(method: string, path: string): ApiResponse {
+  return invalidRequest(`Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents and GET /v1/payment_intents/:id.`, {}, 404);
+}
+
+/** Same key, different request: the key names the first request for good (saved result or not). */
+export function idempotencyKeyReused(key: string): ApiResponse {
+  return errorResponse(400, {
+    type: "idempotency_error",
+    message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+  });
+}
+
+/**
+ * Same key while its first request is still running. Nothing is saved for
+ * this answer: once the first request finishes, a retry gets its result.
+ */
+export function idempotencyKeyInUse(key: string): ApiResponse {
+  return errorResponse(409, {
+    type: "idempotency_error",
+    code: "idempotency_key_in_use",
+    doc_url: docUrl("idempotency_key_in_use"),
+    message: `There is currently another in-progress request using this Idempotency Key (that probably means you submitted twice, and the other request is still going through): '${key}'. Please try again later.`,
+  });
+}
+
+export function apiError(message: string): ApiResponse {
+  return errorResponse(500, { type: "api_error", message });
+}

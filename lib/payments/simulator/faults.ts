@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/**
+ * Injected trouble, for tests and demos, set with `PUT /_simulator/faults`
+ * and held in memory by one simulator process:
+ *
+ *   latencyMs   every POST /v1/payment_intents waits this long after claiming
+ *               its Idempotency-Key and before charging: a slow card network.
+ *               A second request with the same key meanwhile gets 409.
+ *               Stays until changed.
+ *   failNext    one-shot; the next API request (any /v1/ request, after its
+ *               API key is checked) fails, then the fault is cleared:
+ *     "http_500"         answered 500 api_error before it reaches the ledger:
+ *                        nothing is claimed, charged or saved, so a retry
+ *                        with the same key runs for the first time.
+ *     "drop_connection"  runs to completion (charged, response saved under
+ *                        its key), then the connection is destroyed without
+ *                        a response: the lost-response case. A retry with
+ *                        the same key gets the saved response, replayed.
+ *
+ * A PUT replaces the whole setting: omitted fields go back to their defaults,
+ * so `PUT {}` clears everything.
+ */
+export const faultSettingsSchema = z
+  .object({
+    // Below the idempotency lock (60 s, idempotency.ts), so a slow attempt is never taken over.
+    latencyMs: z.number().int().min(0).max(30_000).default(0),
+    failNext: z.enum(["http_500", "drop_connection"]).nullable().default(null),
+  })
+  .strict();
+
+export type FaultSettings = z.infer<typeof faultSettingsSchema>;
+export type FailureMode = NonNullable<FaultSettings["failNext"]>;
+
+export class Faults {
+  private settings: FaultSettings = faultSettingsSchema.parse({});
+
+  current(): FaultSettings {
+    return { ...this.settings };
+  }
+
+  replace(settings: FaultSettings): FaultSettings {
+    this.settings = { ...settings };
+    return this.current();
+  }
+
+  get latencyMs(): number {
+    return this.settings.latencyMs;
+  }
+
+  /**
+   * Takes the one-shot failure, if any. JavaScript runs this without
+   * interruption, so of concurrent requests exactly one gets it.
+   */
+  takeFailure(): FailureMode | null {
+    const failure = this.settings.failNext;
+    this.settings = { ...this.settings, failNext: null };
+    return failure;
+  }
+}

@@ -1,0 +1,262 @@
+import type pg from "pg";
+import { testCard, type CardOutcome } from "@/lib/payments/simulator/cards";
+import { docUrl, errorResponse, jsonResponse, type ApiResponse, type StripeError } from "@/lib/payments/simulator/errors";
+import { clientSecretFor, newId } from "@/lib/payments/simulator/ids";
+import type { CreatePaymentIntentParams } from "@/lib/payments/simulator/params";
+
+/**
+ * The ledger: payment intents and the charges made for them, and the Stripe
+ * objects the API shows for them. A confirmed payment intent and its charge
+ * are written together, inside the caller's transaction (which also saves the
+ * response under the Idempotency-Key), so the ledger never holds a charge
+ * whose answer was not recorded, nor an answer without its charge.
+ */
+interface PaymentIntentRow {
+  id: string;
+  account: string;
+  amount: string;
+  currency: string;
+  status: string;
+  payment_method: string | null;
+  payment_method_types: string[];
+  latest_charge: string | null;
+  last_payment_error: StripeError | null;
+  client_secret: string;
+  description: string | null;
+  metadata: Record<string, string>;
+  idempotency_key: string | null;
+  created: string;
+}
+
+interface ChargeRow {
+  id: string;
+  account: string;
+  payment_intent: string;
+  amount: string;
+  currency: string;
+  status: "succeeded" | "failed";
+  payment_method: string;
+  failure_code: string | null;
+  decline_code: string | null;
+  failure_message: string | null;
+  created: string;
+}
+
+/** A PaymentIntent as Stripe shows it (the subset OncePay and the SDK's types care about). */
+export function paymentIntentObject(row: PaymentIntentRow) {
+  const amount = Number(row.amount);
+  return {
+    id: row.id,
+    object: "payment_intent",
+    amount,
+    amount_capturable: 0,
+    amount_received: row.status === "succeeded" ? amount : 0,
+    capture_method: "automatic",
+    client_secret: row.client_secret,
+    confirmation_method: "automatic",
+    created: Number(row.created),
+    currency: row.currency,
+    description: row.description,
+    last_payment_error: row.last_payment_error,
+    latest_charge: row.latest_charge,
+    livemode: false,
+    metadata: row.metadata,
+    payment_method: row.payment_method,
+    payment_method_types: row.payment_method_types,
+    status: row.status,
+  };
+}
+
+export function chargeObject(row: ChargeRow) {
+  const amount = Number(row.amount);
+  const succeeded = row.status === "succeeded";
+  return {
+    id: row.id,
+    object: "charge",
+    amount,
+    amount_captured: succeeded ? amount : 0,
+    captured: succeeded,
+    created: Number(row.created),
+    currency: row.currency,
+    failure_code: row.failure_code,
+    failure_message: row.failure_message,
+    livemode: false,
+    outcome: {
+      network_status: succeeded ? "approved_by_network" : "declined_by_network",
+      reason: row.decline_code ?? row.failure_code,
+      type: succeeded ? "authorized" : "issuer_declined",
+    },
+    paid: succeeded,
+    payment_intent: row.payment_intent,
+    payment_method: row.payment_method,
+    status: row.status,
+  };
+}
+
+function paymentMethodObject(paymentMethod: string) {
+  const card = testCard(paymentMethod);
+  return { id: paymentMethod, object: "payment_method", type: "card", card: card && { brand: card.brand, last4: card.last4 }, livemode: false };
+}
+
+/**
+ * POST /v1/payment_intents. With `confirm=true` the card is charged at once,
+ * as Stripe does: a success is 200 and a `succeeded` intent; a decline still
+ * creates the intent (back to `requires_payment_method`) and a failed charge,
+ * and is answered 402 card_error carrying that intent.
+ */
+export async function createPaymentIntent(
+  tx: pg.PoolClient,
+  account: string,
+  params: CreatePaymentIntentParams,
+  idempotencyKey: string | null,
+): Promise<ApiResponse> {
+  const id = newId("pi");
+  const base = { id, account, params, idempotencyKey };
+  if (!params.confirm || !params.paymentMethod) {
+    const intent = await insertPaymentIntent(tx, {
+      ...base,
+      status: params.paymentMethod ? "requires_confirmation" : "requires_payment_method",
+      paymentMethod: params.paymentMethod,
+      latestCharge: null,
+      lastPaymentError: null,
+    });
+    return jsonResponse(200, paymentIntentObject(intent));
+  }
+
+  const paymentMethod = params.paymentMethod;
+  // parseCreatePaymentIntent accepted only known test cards.
+  const outcome: CardOutcome = testCard(paymentMethod)!.outcome;
+  const chargeId = newId("ch");
+  if (outcome.kind === "succeeded") {
+    const intent = await insertPaymentIntent(tx, { ...base, status: "succeeded", paymentMethod, latestCharge: chargeId, lastPaymentError: null });
+    await insertCharge(tx, { id: chargeId, account, paymentIntent: id, params, paymentMethod, outcome });
+    return jsonResponse(200, paymentIntentObject(intent));
+  }
+
+  const error: StripeError = {
+    type: "card_error",
+    code: outcome.code,
+    ...(outcome.declineCode && { decline_code: outcome.declineCode }),
+    doc_url: docUrl(outcome.code),
+    message: outcome.message,
+    charge: chargeId,
+    payment_method: paymentMethodObject(paymentMethod),
+  };
+  // Like Stripe, the failed payment method is detached from the intent, which
+  // waits for another one; the failure is kept as `last_payment_error`.
+  const intent = await insertPaymentIntent(tx, {
+    ...base,
+    status: "requires_payment_method",
+    paymentMethod: null,
+    latestCharge: chargeId,
+    lastPaymentError: error,
+  });
+  await insertCharge(tx, { id: chargeId, account, paymentIntent: id, params, paymentMethod, outcome });
+  return errorResponse(402, { ...error, payment_intent: paymentIntentObject(intent) });
+}
+
+async function insertPaymentIntent(
+  tx: pg.PoolClient,
+  intent: {
+    id: string;
+    account: string;
+    params: CreatePaymentIntentParams;
+    idempotencyKey: string | null;
+    status: string;
+    paymentMethod: string | null;
+    latestCharge: string | null;
+    lastPaymentError: StripeError | null;
+  },
+): Promise<PaymentIntentRow> {
+  const { rows } = await tx.query<PaymentIntentRow>(
+    `INSERT INTO payment_simulator.payment_intents
+       (id, account, amount, currency, status, payment_method, payment_method_types, latest_charge,
+        last_payment_error, client_secret, description, metadata, idempotency_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+     RETURNING *`,
+    [
+      intent.id,
+      intent.account,
+      intent.params.amount,
+      intent.params.currency,
+      intent.status,
+      intent.paymentMethod,
+      intent.params.paymentMethodTypes,
+      intent.latestCharge,
+      intent.lastPaymentError && JSON.stringify(intent.lastPaymentError),
+      clientSecretFor(intent.id),
+      intent.params.description,
+      JSON.stringify(intent.params.metadata),
+      intent.idempotencyKey,
+    ],
+  );
+  return rows[0]!;
+}
+
+async function insertCharge(
+  tx: pg.PoolClient,
+  charge: { id: string; account: string; paymentIntent: string; params: CreatePaymentIntentParams; paymentMethod: string; outcome: CardOutcome },
+): Promise<void> {
+  const failed = charge.outcome.kind === "failed" ? charge.outcome : undefined;
+  await tx.query(
+    `INSERT INTO payment_simulator.charges
+       (id, account, payment_intent, amount, currency, status, payment_method, failure_code, decline_code, failure_message)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      charge.id,
+      charge.account,
+      charge.paymentIntent,
+      charge.params.amount,
+      charge.params.currency,
+      failed ? "failed" : "succeeded",
+      charge.paymentMethod,
+      failed?.code ?? null,
+      failed?.declineCode ?? null,
+      failed?.message ?? null,
+    ],
+  );
+}
+
+/** GET /v1/payment_intents/:id, within the caller's account only. */
+export async function retrievePaymentIntent(pool: pg.Pool, account: string, id: string) {
+  const { rows } = await pool.query<PaymentIntentRow>(`SELECT * FROM payment_simulator.payment_intents WHERE account = $1 AND id = $2`, [account, id]);
+  return rows[0] && paymentIntentObject(rows[0]);
+}
+
+export interface LedgerFilter {
+  idempotencyKey?: string;
+  /** Every key that starts with this: all of one merchant's customer's charges, say. */
+  idempotencyKeyPrefix?: string;
+  paymentIntent?: string;
+}
+
+// The admin view lists at most this many of each, newest first.
+const LEDGER_LIMIT = 100;
+
+/**
+ * The admin view (GET /_simulator/ledger): payment intents and charges, each
+ * with the account (hash of the API key) it belongs to and the
+ * Idempotency-Key it was created under, across all accounts. This is where a
+ * test counts charges: "exactly one charge for this key".
+ */
+export async function readLedger(pool: pg.Pool, filter: LedgerFilter) {
+  const { rows: intents } = await pool.query<PaymentIntentRow>(
+    `SELECT * FROM payment_simulator.payment_intents
+      WHERE ($1::text IS NULL OR idempotency_key = $1) AND ($2::text IS NULL OR id = $2)
+        AND ($4::text IS NULL OR starts_with(idempotency_key, $4))
+      ORDER BY created DESC, id LIMIT $3`,
+    [filter.idempotencyKey ?? null, filter.paymentIntent ?? null, LEDGER_LIMIT, filter.idempotencyKeyPrefix ?? null],
+  );
+  const filtered = filter.idempotencyKey !== undefined || filter.paymentIntent !== undefined || filter.idempotencyKeyPrefix !== undefined;
+  const { rows: charges } = await pool.query<ChargeRow>(
+    `SELECT * FROM payment_simulator.charges
+      WHERE NOT $1 OR payment_intent = ANY($2::text[])
+      ORDER BY created DESC, id LIMIT $3`,
+    [filtered, intents.map((intent) => intent.id), LEDGER_LIMIT],
+  );
+  return {
+    object: "simulator.ledger",
+    payment_intents: intents.map((row) => ({ ...paymentIntentObject(row), account: row.account, idempotency_key: row.idempotency_key })),
+    charges: charges.map((row) => ({ ...chargeObject(row), account: row.account })),
+  };
+}

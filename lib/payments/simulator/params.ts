@@ -1,0 +1,177 @@
+import { invalidRequest, resourceMissing, type ApiResponse } from "@/lib/payments/simulator/errors";
+import { listOf, type FormObject, type FormValue } from "@/lib/payments/simulator/form";
+import { testCard } from "@/lib/payments/simulator/cards";
+
+/**
+ * The parameters of `POST /v1/payment_intents` that the simulator supports,
+ * checked the way Stripe checks them: a bad request is answered 400 before
+ * anything is claimed or charged, so (as at Stripe) no result is saved under
+ * its Idempotency-Key and the same key can be used again once the request is
+ * fixed. Unknown parameters are refused rather than ignored, so a client
+ * relying on something the simulator does not do finds out at once.
+ */
+export interface CreatePaymentIntentParams {
+  amount: number;
+  currency: string;
+  paymentMethod: string | null;
+  confirm: boolean;
+  description: string | null;
+  metadata: Record<string, string>;
+  paymentMethodTypes: string[];
+}
+
+export type ParamsResult = { ok: true; params: CreatePaymentIntentParams } | { ok: false; response: ApiResponse };
+
+const KNOWN = new Set(["amount", "currency", "payment_method", "confirm", "description", "metadata", "automatic_payment_methods", "payment_method_types", "return_url"]);
+
+// Stripe's limits: the smallest USD charge is $0.50; amounts fit in 8 digits.
+const MIN_AMOUNT = 50;
+const MAX_AMOUNT = 99_999_999;
+
+class ParamError extends Error {
+  constructor(readonly response: ApiResponse) {
+    super("invalid parameter");
+  }
+}
+
+function fail(message: string, param: string, code = "parameter_invalid"): never {
+  throw new ParamError(invalidRequest(message, { param, code }));
+}
+
+function stringParam(form: FormObject, name: string, param = name): string | undefined {
+  const value = form[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") fail(`Invalid string: ${param} must be a plain value, not a nested one.`, param);
+  return value;
+}
+
+function booleanParam(form: FormObject, name: string, param = name): boolean | undefined {
+  const value = stringParam(form, name, param);
+  if (value === undefined) return undefined;
+  if (value !== "true" && value !== "false") fail(`Invalid boolean: ${value}`, param);
+  return value === "true";
+}
+
+function objectParam(value: FormValue | undefined, param: string): FormObject | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") {
+    // `metadata=` (empty) is how Stripe clears a hash; on create it means none.
+    if (value === "") return undefined;
+    fail(`Invalid object: ${param} must be a hash.`, param);
+  }
+  if (Array.isArray(value)) fail(`Invalid object: ${param} must be a hash, not a list.`, param);
+  return value;
+}
+
+function rejectUnknown(form: FormObject, known: Set<string>, prefix?: string): void {
+  for (const key of Object.keys(form)) {
+    if (!known.has(key)) {
+      const param = prefix ? `${prefix}[${key}]` : key;
+      fail(`Received unknown parameter: ${param}`, param, "parameter_unknown");
+    }
+  }
+}
+
+function parseAmount(form: FormObject): number {
+  const text = stringParam(form, "amount");
+  if (text === undefined) fail("Missing required param: amount.", "amount", "parameter_missing");
+  if (!/^\d{1,12}$/.test(text)) fail(`Invalid integer: ${text}`, "amount");
+  const amount = Number(text);
+  if (amount < MIN_AMOUNT) fail(`Amount must be at least ${MIN_AMOUNT} in the currency's smallest unit.`, "amount", "amount_too_small");
+  if (amount > MAX_AMOUNT) fail(`Amount must be no more than ${MAX_AMOUNT} in the currency's smallest unit.`, "amount", "amount_too_large");
+  return amount;
+}
+
+function parseCurrency(form: FormObject): string {
+  const text = stringParam(form, "currency");
+  if (text === undefined) fail("Missing required param: currency.", "currency", "parameter_missing");
+  const currency = text.toLowerCase();
+  if (!/^[a-z]{3}$/.test(currency)) fail(`Invalid currency: ${text}. Use a three-letter ISO currency code, such as usd.`, "currency");
+  return currency;
+}
+
+function parseMetadata(form: FormObject): Record<string, string> {
+  const hash = objectParam(form.metadata, "metadata");
+  const metadata: Record<string, string> = {};
+  if (!hash) return metadata;
+  const keys = Object.keys(hash);
+  if (keys.length > 50) fail("Invalid metadata: at most 50 keys.", "metadata");
+  for (const key of keys) {
+    const value = hash[key]!;
+    const param = `metadata[${key}]`;
+    if (typeof value !== "string") fail(`Invalid metadata: ${param} must be a string.`, param);
+    if (key.length > 40) fail(`Invalid metadata: keys must be at most 40 characters (${param}).`, param);
+    if (value.length > 500) fail(`Invalid metadata: values must be at most 500 characters (${param}).`, param);
+    if (value !== "") metadata[key] = value;
+  }
+  return metadata;
+}
+
+/** `automatic_payment_methods[enabled]`, `[allow_redirects]`: accepted; cards never redirect here. */
+function parseAutomaticPaymentMethods(form: FormObject): boolean {
+  const hash = objectParam(form.automatic_payment_methods, "automatic_payment_methods");
+  if (!hash) return false;
+  rejectUnknown(hash, new Set(["enabled", "allow_redirects"]), "automatic_payment_methods");
+  const enabled = booleanParam(hash, "enabled", "automatic_payment_methods[enabled]");
+  if (enabled === undefined) fail("Missing required param: automatic_payment_methods[enabled].", "automatic_payment_methods[enabled]", "parameter_missing");
+  const redirects = stringParam(hash, "allow_redirects", "automatic_payment_methods[allow_redirects]");
+  if (redirects !== undefined && redirects !== "always" && redirects !== "never") {
+    fail(`Invalid automatic_payment_methods[allow_redirects]: must be one of always or never.`, "automatic_payment_methods[allow_redirects]");
+  }
+  return enabled;
+}
+
+function parsePaymentMethodTypes(form: FormObject): string[] | undefined {
+  if (form.payment_method_types === undefined) return undefined;
+  const list = listOf(form.payment_method_types);
+  if (!list || list.length === 0) fail("Invalid array: payment_method_types must be a non-empty list.", "payment_method_types");
+  return list.map((type) => {
+    if (type !== "card") fail(`The payment method type ${JSON.stringify(type)} is invalid. The payment simulator supports only "card".`, "payment_method_types");
+    return type;
+  });
+}
+
+function parsePaymentMethod(form: FormObject, confirm: boolean): string | null {
+  const paymentMethod = stringParam(form, "payment_method") || null;
+  if (paymentMethod !== null && !testCard(paymentMethod)) throw new ParamError(resourceMissing("PaymentMethod", paymentMethod, "payment_method"));
+  if (confirm && paymentMethod === null) {
+    fail(
+      "You cannot confirm this PaymentIntent because it's missing a payment method. Pass payment_method, such as pm_card_visa.",
+      "payment_method",
+      "payment_intent_unexpected_state",
+    );
+  }
+  return paymentMethod;
+}
+
+export function parseCreatePaymentIntent(form: FormObject): ParamsResult {
+  try {
+    rejectUnknown(form, KNOWN);
+    const amount = parseAmount(form);
+    const currency = parseCurrency(form);
+    const confirm = booleanParam(form, "confirm") ?? false;
+    const automatic = parseAutomaticPaymentMethods(form);
+    const types = parsePaymentMethodTypes(form);
+    if (automatic && types) {
+      fail("You may only specify one of these parameters: automatic_payment_methods, payment_method_types.", "payment_method_types");
+    }
+    const description = stringParam(form, "description") ?? null;
+    if (description !== null && description.length > 1000) fail("Invalid description: at most 1000 characters.", "description");
+    stringParam(form, "return_url");
+    return {
+      ok: true,
+      params: {
+        amount,
+        currency,
+        paymentMethod: parsePaymentMethod(form, confirm),
+        confirm,
+        description,
+        metadata: parseMetadata(form),
+        paymentMethodTypes: types ?? ["card"],
+      },
+    };
+  } catch (error) {
+    if (error instanceof ParamError) return { ok: false, response: error.response };
+    throw error;
+  }
+}

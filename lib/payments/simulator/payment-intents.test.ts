@@ -1,0 +1,201 @@
+import { randomUUID } from "node:crypto";
+import Stripe from "stripe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PaymentSimulator } from "@/lib/payments/simulator/server";
+import { ledgerFor, newSecretKey, postIntent, startTestSimulator, stripeFor } from "@/lib/payments/simulator/testing";
+
+/**
+ * The simulator's Stripe API through the official SDK: what a charge with
+ * each test card returns, what lands in the ledger, and who may see it.
+ */
+let simulator: PaymentSimulator;
+
+beforeAll(async () => {
+  simulator = await startTestSimulator();
+});
+
+afterAll(async () => {
+  await simulator?.close();
+});
+
+const charge = (paymentMethod: string) => ({
+  amount: 1900,
+  currency: "usd",
+  payment_method: paymentMethod,
+  confirm: true,
+  automatic_payment_methods: { enabled: true, allow_redirects: "never" as const },
+});
+
+async function cardErrorOf(promise: Promise<unknown>): Promise<Stripe.errors.StripeCardError> {
+  const error = await promise.then(
+    () => expect.unreachable("the charge should have been declined"),
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(Stripe.errors.StripeCardError);
+  return error as Stripe.errors.StripeCardError;
+}
+
+describe("POST /v1/payment_intents with confirm=true", () => {
+  it("charges pm_card_visa: a succeeded intent with its charge, and a Request-Id", async () => {
+    const stripe = stripeFor(simulator, newSecretKey());
+    const key = randomUUID();
+    const intent = await stripe.paymentIntents.create({ ...charge("pm_card_visa"), metadata: { order: "42" } }, { idempotencyKey: key });
+
+    expect(intent).toMatchObject({
+      object: "payment_intent",
+      amount: 1900,
+      amount_received: 1900,
+      currency: "usd",
+      status: "succeeded",
+      payment_method: "pm_card_visa",
+      livemode: false,
+      metadata: { order: "42" },
+    });
+    expect(intent.id).toMatch(/^pi_[0-9A-Za-z]{24}$/);
+    expect(intent.latest_charge).toMatch(/^ch_[0-9A-Za-z]{24}$/);
+    expect(intent.created).toBeGreaterThan(1_600_000_000);
+    expect(intent.lastResponse.requestId).toMatch(/^req_[0-9A-Za-z]{14}$/);
+    expect(intent.lastResponse.statusCode).toBe(200);
+
+    const ledger = await ledgerFor(simulator, { idempotencyKey: key });
+    expect(ledger.payment_intents.map((row) => row.id)).toEqual([intent.id]);
+    expect(ledger.charges).toEqual([expect.objectContaining({ id: intent.latest_charge, status: "succeeded", payment_intent: intent.id })]);
+
+    const fetched = await stripe.paymentIntents.retrieve(intent.id);
+    expect(fetched).toMatchObject({ id: intent.id, status: "succeeded", amount: 1900, latest_charge: intent.latest_charge });
+  });
+
+  it.each([
+    ["pm_card_chargeDeclined", "card_declined", "generic_decline", "Your card was declined."],
+    ["pm_card_chargeDeclinedInsufficientFunds", "card_declined", "insufficient_funds", "Your card has insufficient funds."],
+    ["pm_card_chargeDeclinedProcessingError", "processing_error", undefined, "An error occurred while processing your card. Try again in a little bit."],
+  ])("declines %s with 402 %s/%s, and still records the intent and a failed charge", async (paymentMethod, code, declineCode, message) => {
+    const stripe = stripeFor(simulator, newSecretKey());
+    const key = randomUUID();
+    const error = await cardErrorOf(stripe.paymentIntents.create(charge(paymentMethod), { idempotencyKey: key }));
+
+    expect(error.statusCode).toBe(402);
+    expect(error.code).toBe(code);
+    expect(error.raw).toMatchObject({ type: "card_error", code, message });
+    expect((error.raw as { decline_code?: string }).decline_code).toBe(declineCode);
+    expect(error.message).toBe(message);
+    const intent = error.payment_intent!;
+    expect(intent).toMatchObject({ status: "requires_payment_method", amount_received: 0, payment_method: null, latest_charge: error.charge });
+    expect(intent.last_payment_error).toMatchObject({ code, message });
+
+    const ledger = await ledgerFor(simulator, { idempotencyKey: key });
+    expect(ledger.payment_intents).toEqual([expect.objectContaining({ id: intent.id, status: "requires_payment_method" })]);
+    expect(ledger.charges).toEqual([expect.objectContaining({ id: error.charge, status: "failed", failure_code: code, outcome: expect.objectContaining({ reason: declineCode ?? code }) })]);
+    expect(await stripe.paymentIntents.retrieve(intent.id)).toMatchObject({ status: "requires_payment_method" });
+  });
+
+  it("creates without charging when confirm is not set", async () => {
+    const stripe = stripeFor(simulator, newSecretKey());
+    const key = randomUUID();
+    const intent = await stripe.paymentIntents.create({ amount: 500, currency: "EUR", payment_method: "pm_card_visa" }, { idempotencyKey: key });
+    expect(intent).toMatchObject({ status: "requires_confirmation", currency: "eur", latest_charge: null });
+    expect((await ledgerFor(simulator, { idempotencyKey: key })).charges).toEqual([]);
+  });
+});
+
+describe("bad requests", () => {
+  it.each([
+    ["a missing amount", "currency=usd", "amount", "parameter_missing"],
+    ["a non-integer amount", "amount=19.00&currency=usd", "amount", "parameter_invalid"],
+    ["an amount under the minimum", "amount=49&currency=usd", "amount", "amount_too_small"],
+    ["a bad currency", "amount=1900&currency=dollars", "currency", "parameter_invalid"],
+    ["an unknown parameter", "amount=1900&currency=usd&customer=cus_1", "customer", "parameter_unknown"],
+    ["an unknown nested parameter", "amount=1900&currency=usd&automatic_payment_methods[enabled]=true&automatic_payment_methods[x]=1", "automatic_payment_methods[x]", "parameter_unknown"],
+    ["an unknown payment method", "amount=1900&currency=usd&payment_method=pm_card_nope&confirm=true", "payment_method", "resource_missing"],
+    ["confirm without a payment method", "amount=1900&currency=usd&confirm=true", "payment_method", "payment_intent_unexpected_state"],
+    ["a bad boolean", "amount=1900&currency=usd&confirm=yes", "confirm", "parameter_invalid"],
+    ["nested metadata", "amount=1900&currency=usd&metadata[a][b]=c", "metadata[a]", "parameter_invalid"],
+  ])("answers 400 invalid_request_error for %s", async (_case, body, param, code) => {
+    const answer = await postIntent(simulator, { secretKey: newSecretKey(), body });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("request-id")).toMatch(/^req_/);
+    expect(JSON.parse(answer.text)).toEqual({ error: expect.objectContaining({ type: "invalid_request_error", param, code }) });
+  });
+
+  it("answers 400 for a malformed form body and for a JSON body", async () => {
+    const malformed = await postIntent(simulator, { secretKey: newSecretKey(), body: "amount=1900&currency=usd&a[b=1" });
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.text).error).toMatchObject({ type: "invalid_request_error", message: expect.stringMatching(/Invalid parameter name/) });
+    const json = await postIntent(simulator, { secretKey: newSecretKey(), body: '{"amount":1900}', headers: { "Content-Type": "application/json" } });
+    expect(json.status).toBe(400);
+  });
+
+  it("maps to the SDK's StripeInvalidRequestError", async () => {
+    const stripe = stripeFor(simulator, newSecretKey());
+    const error = await stripe.paymentIntents.create({ amount: 10, currency: "usd" }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(error).toMatchObject({ statusCode: 400, code: "amount_too_small", param: "amount" });
+  });
+
+  it("answers 404 for an unknown URL and an unknown payment intent", async () => {
+    const secretKey = newSecretKey();
+    const unknownUrl = await fetch(`${simulator.url}/v1/refunds`, { method: "POST", headers: { Authorization: `Bearer ${secretKey}` } });
+    expect(unknownUrl.status).toBe(404);
+    const error = await stripeFor(simulator, secretKey).paymentIntents.retrieve("pi_doesnotexist").catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(error).toMatchObject({ statusCode: 404, code: "resource_missing" });
+  });
+});
+
+describe("API keys", () => {
+  it("answers 401 without an API key, with Stripe's message and a Request-Id", async () => {
+    const answer = await postIntent(simulator, { body: "amount=1900&currency=usd" });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get("request-id")).toMatch(/^req_/);
+    expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(JSON.parse(answer.text)).toEqual({ error: { type: "invalid_request_error", message: expect.stringMatching(/^You did not provide an API key/) } });
+  });
+
+  it("refuses malformed and live keys (StripeAuthenticationError in the SDK)", async () => {
+    for (const secretKey of ["sk_live_abcdefghijklmnop", "pk_test_abcdefghijklmnop", "nonsense"]) {
+      const error = await stripeFor(simulator, secretKey).paymentIntents.create(charge("pm_card_visa")).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+      expect(error).toMatchObject({ statusCode: 401 });
+    }
+  });
+
+  it("accepts the key as Basic auth, the way curl -u sends it", async () => {
+    const basic = Buffer.from(`${newSecretKey()}:`).toString("base64");
+    const answer = await postIntent(simulator, { body: "amount=1900&currency=usd", headers: { Authorization: `Basic ${basic}` } });
+    expect(answer.status).toBe(200);
+  });
+
+  it("scopes objects and idempotency keys to one API key", async () => {
+    const alice = stripeFor(simulator, newSecretKey());
+    const bob = stripeFor(simulator, newSecretKey());
+    const key = randomUUID();
+    // The same key with different parameters would be a 400 within one
+    // account; across two accounts they are unrelated requests.
+    const first = await alice.paymentIntents.create(charge("pm_card_visa"), { idempotencyKey: key });
+    const second = await bob.paymentIntents.create({ ...charge("pm_card_visa"), amount: 2500 }, { idempotencyKey: key });
+
+    expect(second.id).not.toBe(first.id);
+    expect(second.lastResponse.headers["idempotent-replayed"]).toBeUndefined();
+    const ledger = await ledgerFor(simulator, { idempotencyKey: key });
+    expect(ledger.charges).toHaveLength(2);
+    expect(new Set(ledger.payment_intents.map((row) => row.account)).size).toBe(2);
+
+    const error = await bob.paymentIntents.retrieve(first.id).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ statusCode: 404, code: "resource_missing" });
+  });
+});
+
+describe("the admin ledger", () => {
+  it("lists every intent and charge under keys with a given prefix, and nothing else", async () => {
+    const stripe = stripeFor(simulator, newSecretKey());
+    const prefix = `merchant:${randomUUID()}:`;
+    await stripe.paymentIntents.create(charge("pm_card_visa"), { idempotencyKey: `${prefix}1` });
+    await stripe.paymentIntents.create(charge("pm_card_visa"), { idempotencyKey: `${prefix}2` });
+    await stripe.paymentIntents.create(charge("pm_card_visa"), { idempotencyKey: `other:${prefix}3` });
+
+    const ledger = await ledgerFor(simulator, { idempotencyKeyPrefix: prefix });
+    expect(ledger.payment_intents.map((intent) => intent.idempotency_key).sort()).toEqual([`${prefix}1`, `${prefix}2`]);
+    expect(ledger.charges).toHaveLength(2);
+    expect(ledger.charges.every((c) => ledger.payment_intents.some((intent) => intent.id === c.payment_intent))).toBe(true);
+  });
+});

@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+
+/**
+ * Runs the payment simulator as its own process (scripts/payment-simulator.mts),
+ * the way the app's launcher does: a separate service with its own port that
+ * happens to start and stop with the shop.
+ */
+export interface SimulatorProcess {
+  url: string;
+  /** Settles when the process ends, with its exit code (null after a signal). */
+  exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+/** Any well-formed test key is its own account at the simulator; this one is the shop's. */
+export const LOCAL_SIMULATOR_SECRET_KEY = "sk_test_oncepay_local_simulator";
+
+const READY_TIMEOUT_MS = 30_000;
+const LISTENING = /listening on (https?:\/\/\S+)/;
+
+export async function spawnPaymentSimulator(options: { databaseUrl: string; port: number }): Promise<SimulatorProcess> {
+  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/payment-simulator.mts"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, DATABASE_URL: options.databaseUrl, SIMULATOR_PORT: String(options.port), SIMULATOR_HOST: "127.0.0.1" },
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // Its output goes on to ours; the first line says where it listens.
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`The payment simulator did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    child.stdout.on("data", (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      const match = LISTENING.exec(chunk.toString());
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`The payment simulator exited with code ${code} before it was ready`));
+    });
+  });
+
+  return {
+    url,
+    exited,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}

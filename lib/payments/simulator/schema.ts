@@ -1,0 +1,94 @@
+import type pg from "pg";
+
+/**
+ * The simulator's own tables, in their own schema so they can share a
+ * database with OncePay without touching its migrations: the simulator is a
+ * separate service that happens to be convenient to run next to the shop.
+ *
+ *   payment_intents   one row per PaymentIntent, as GET /v1/payment_intents/:id shows it
+ *   charges           one row per attempt to move money, succeeded or failed
+ *   idempotency_keys  one row per (API key, Idempotency-Key): the claim, then the saved response
+ *
+ * Ids are Stripe-style text (`pi_…`), made by the simulator. API keys are
+ * never stored, only their SHA-256 (`account`), which is what scopes keys
+ * and objects: one secret key can neither see nor collide with another's.
+ */
+export const SIMULATOR_SCHEMA = "payment_simulator";
+
+// An arbitrary constant of our own (not Prisma's 72707369), so the simulator's
+// start-up and OncePay's migration runner never wait for each other.
+const SCHEMA_LOCK_ID = 0x5ea1_5111;
+
+const STATEMENTS = [
+  `CREATE SCHEMA IF NOT EXISTS payment_simulator`,
+  `CREATE TABLE IF NOT EXISTS payment_simulator.payment_intents (
+     id              text PRIMARY KEY,
+     account         text NOT NULL,
+     amount          bigint NOT NULL CHECK (amount > 0),
+     currency        text NOT NULL,
+     status          text NOT NULL CHECK (status IN ('requires_payment_method', 'requires_confirmation', 'succeeded')),
+     payment_method  text,
+     payment_method_types text[] NOT NULL,
+     latest_charge   text,
+     last_payment_error jsonb,
+     client_secret   text NOT NULL,
+     description     text,
+     metadata        jsonb NOT NULL DEFAULT '{}',
+     idempotency_key text,
+     created         bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
+   )`,
+  `CREATE INDEX IF NOT EXISTS payment_intents_by_key ON payment_simulator.payment_intents (account, idempotency_key)`,
+  `CREATE TABLE IF NOT EXISTS payment_simulator.charges (
+     id              text PRIMARY KEY,
+     account         text NOT NULL,
+     payment_intent  text NOT NULL REFERENCES payment_simulator.payment_intents (id),
+     amount          bigint NOT NULL,
+     currency        text NOT NULL,
+     status          text NOT NULL CHECK (status IN ('succeeded', 'failed')),
+     payment_method  text NOT NULL,
+     failure_code    text,
+     decline_code    text,
+     failure_message text,
+     created         bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
+   )`,
+  `CREATE INDEX IF NOT EXISTS charges_by_payment_intent ON payment_simulator.charges (payment_intent)`,
+  // The primary key is the claim: one row per (account, key), so of any number
+  // of concurrent INSERTs for one key exactly one gets a row back.
+  `CREATE TABLE IF NOT EXISTS payment_simulator.idempotency_keys (
+     account          text NOT NULL,
+     idem_key         text NOT NULL,
+     fingerprint      text NOT NULL,
+     state            text NOT NULL CHECK (state IN ('in_flight', 'complete')),
+     lock_owner       uuid,
+     locked_until     timestamptz,
+     response_status  integer,
+     response_body    text,
+     original_request text NOT NULL,
+     created_at       timestamptz NOT NULL DEFAULT now(),
+     expires_at       timestamptz NOT NULL,
+     PRIMARY KEY (account, idem_key),
+     CHECK ((state = 'complete') = (response_status IS NOT NULL AND response_body IS NOT NULL))
+   )`,
+];
+
+/**
+ * Creates the schema if it is missing. Several simulators may start at once
+ * against one database, and two concurrent `CREATE TABLE IF NOT EXISTS` can
+ * both pass their existence check and then collide on the catalog's unique
+ * index (a duplicate-key error instead of a no-op). The transaction-level
+ * advisory lock makes them take turns; the second finds everything there.
+ */
+export async function ensureSimulatorSchema(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK_ID]);
+    for (const statement of STATEMENTS) await client.query(statement);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,307 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
+import type pg from "pg";
+import { errorFields, log } from "@/lib/log";
+import { authenticate } from "@/lib/payments/simulator/auth";
+import { inTransaction, openSimulatorPool } from "@/lib/payments/simulator/db";
+import {
+  apiError,
+  idempotencyKeyInUse,
+  idempotencyKeyReused,
+  invalidRequest,
+  jsonResponse,
+  resourceMissing,
+  unrecognizedUrl,
+  type ApiResponse,
+} from "@/lib/payments/simulator/errors";
+import { faultSettingsSchema, Faults } from "@/lib/payments/simulator/faults";
+import { FormError, parseForm } from "@/lib/payments/simulator/form";
+import { claimKey, holdClaim, releaseClaim, requestFingerprint, saveResponse } from "@/lib/payments/simulator/idempotency";
+import { newId } from "@/lib/payments/simulator/ids";
+import { createPaymentIntent, readLedger, retrievePaymentIntent } from "@/lib/payments/simulator/ledger";
+import { parseCreatePaymentIntent } from "@/lib/payments/simulator/params";
+import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
+
+/**
+ * A local stand-in for the part of Stripe's API that OncePay uses, spoken in
+ * Stripe's wire format so the official `stripe` SDK talks to it unchanged
+ * (`new Stripe(key, { host, port, protocol: "http" })`). See README.md in
+ * this folder for the endpoints.
+ *
+ *   POST /v1/payment_intents        create; with confirm=true, charge at once
+ *   GET  /v1/payment_intents/:id    read back
+ *   GET  /_simulator/health         200 once the schema is in place
+ *   GET  /_simulator/ledger         payment intents and charges (?idempotency_key=, ?idempotency_key_prefix=, ?payment_intent=)
+ *   GET|PUT /_simulator/faults      latency and one-shot failure injection (faults.ts)
+ *
+ * Every response carries a fresh `Request-Id`. The admin endpoints need no
+ * API key: the simulator listens on 127.0.0.1 by default and is for tests
+ * and demos only.
+ */
+export interface PaymentSimulatorOptions {
+  databaseUrl: string;
+  /** 0 (the default) picks a free port; the chosen one is in the result. */
+  port?: number;
+  host?: string;
+  /** Connections in the simulator's pool (default 10; always 1 on the embedded PGlite, see db.ts). */
+  poolMax?: number;
+}
+
+export interface PaymentSimulator {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+// Stripe's own request bodies are small; anything bigger is a mistake.
+const MAX_BODY_BYTES = 64 * 1024;
+
+class BodyTooLargeError extends Error {}
+
+export async function startPaymentSimulator({ databaseUrl, port = 0, host = "127.0.0.1", poolMax = 10 }: PaymentSimulatorOptions): Promise<PaymentSimulator> {
+  const pool = await openSimulatorPool(databaseUrl, poolMax);
+  try {
+    await ensureSimulatorSchema(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const faults = new Faults();
+  const server = http.createServer((request, response) => {
+    void handle(pool, faults, request, response);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    port: address.port,
+    async close() {
+      // Stops accepting connections, closes idle keep-alive ones, and waits
+      // for requests in progress, so none is cut off between charge and answer.
+      await new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      });
+      await pool.end();
+    },
+  };
+}
+
+async function handle(pool: pg.Pool, faults: Faults, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+  const requestId = newId("req");
+  const method = request.method ?? "GET";
+  const path = pathOf(request);
+  try {
+    const body = await readBody(request);
+    if (path.startsWith("/_simulator/")) {
+      send(response, requestId, await admin(pool, faults, method, request, body));
+      return;
+    }
+    if (!path.startsWith("/v1/")) {
+      send(response, requestId, unrecognizedUrl(method, path));
+      return;
+    }
+    const auth = authenticate(request.headers.authorization);
+    if (!auth.ok) {
+      send(response, requestId, auth.response);
+      return;
+    }
+    const failure = faults.takeFailure();
+    if (failure === "http_500") {
+      send(response, requestId, apiError("An unknown error occurred (injected by the payment simulator: failNext=http_500). Nothing was charged."));
+      return;
+    }
+    const answer = await api(pool, faults, { method, path, request, body, account: auth.account, requestId });
+    if (failure === "drop_connection") {
+      // The work is done and committed; only the answer is lost on the way.
+      response.destroy();
+      return;
+    }
+    send(response, requestId, answer, stripeVersionOf(request));
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      send(response, requestId, invalidRequest(`Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {}, 413));
+      return;
+    }
+    log.error("payment_simulator.request_failed", { requestId, method, path, ...errorFields(error) });
+    if (response.headersSent) response.destroy();
+    else send(response, requestId, apiError("An unknown error occurred in the payment simulator. Retry with the same Idempotency-Key."));
+  }
+}
+
+interface ApiRequest {
+  method: string;
+  path: string;
+  request: http.IncomingMessage;
+  body: string;
+  account: string;
+  requestId: string;
+}
+
+async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
+  if (call.path === "/v1/payment_intents" && call.method === "POST") return createIntent(pool, faults, call);
+  const retrieve = /^\/v1\/payment_intents\/([^/]+)$/.exec(call.path);
+  if (retrieve && call.method === "GET") {
+    const id = decodeURIComponent(retrieve[1]!);
+    const intent = await retrievePaymentIntent(pool, call.account, id);
+    return intent ? jsonResponse(200, intent) : resourceMissing("payment_intent", id);
+  }
+  return unrecognizedUrl(call.method, call.path);
+}
+
+/**
+ * POST /v1/payment_intents: validate, claim the Idempotency-Key, wait out any
+ * injected latency, then charge and save the answer in one transaction.
+ * Validation comes first so that, as at Stripe, a rejected request saves
+ * nothing under its key.
+ */
+async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
+  const contentType = call.request.headers["content-type"] ?? "";
+  if (call.body !== "" && !contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+    return invalidRequest("Invalid request: send parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's API expects.");
+  }
+  let form;
+  try {
+    form = parseForm(call.body);
+  } catch (error) {
+    if (error instanceof FormError) return invalidRequest(error.message, error.param ? { param: error.param } : {});
+    throw error;
+  }
+  const parsed = parseCreatePaymentIntent(form);
+  if (!parsed.ok) return parsed.response;
+  const params = parsed.params;
+
+  const keyFields = call.request.headersDistinct["idempotency-key"];
+  if (keyFields === undefined) {
+    await delay(faults.latencyMs);
+    return inTransaction(pool, (tx) => createPaymentIntent(tx, call.account, params, null));
+  }
+  // Two fields would leave it open which request the key names.
+  if (keyFields.length !== 1) return invalidRequest("Send the Idempotency-Key header once.");
+  const key = keyFields[0]!;
+  if (key.length === 0 || key.length > 255) {
+    return invalidRequest("Invalid Idempotency-Key: it must be between 1 and 255 characters long.");
+  }
+  const echoed = { "Idempotency-Key": key };
+
+  const claimed = await claimKey(pool, { account: call.account, key, fingerprint: requestFingerprint("POST", call.path, form), requestId: call.requestId });
+  switch (claimed.kind) {
+    case "replay":
+      return { ...claimed.response, headers: { ...echoed, "Idempotent-Replayed": "true", "Original-Request": claimed.originalRequest } };
+    case "mismatch":
+      return { ...idempotencyKeyReused(key), headers: echoed };
+    case "in-progress":
+      return { ...idempotencyKeyInUse(key), headers: echoed };
+  }
+
+  const claim = claimed.claim;
+  try {
+    await delay(faults.latencyMs);
+    const answer = await inTransaction(pool, async (tx) => {
+      if (!(await holdClaim(tx, claim))) return undefined;
+      const result = await createPaymentIntent(tx, call.account, params, key);
+      await saveResponse(tx, claim, result);
+      return result;
+    });
+    // Our lock ran out and another request took the key over: it charges, we don't.
+    if (!answer) return { ...idempotencyKeyInUse(key), headers: echoed };
+    return { ...answer, headers: { ...echoed, "Original-Request": call.requestId } };
+  } catch (error) {
+    // Nothing was charged unless the transaction committed. If it did (the
+    // COMMIT's answer was lost), the key is complete and this matches no
+    // row; if not, the key is freed for a retry to run afresh.
+    await releaseClaim(pool, claim).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function admin(pool: pg.Pool, faults: Faults, method: string, request: http.IncomingMessage, body: string): Promise<ApiResponse> {
+  const url = new URL(request.url ?? "/", "http://simulator");
+  const route = `${method} ${url.pathname}`;
+  switch (route) {
+    case "GET /_simulator/health":
+      return jsonResponse(200, { ok: true });
+    case "GET /_simulator/ledger":
+      return jsonResponse(
+        200,
+        await readLedger(pool, {
+          idempotencyKey: url.searchParams.get("idempotency_key") ?? undefined,
+          idempotencyKeyPrefix: url.searchParams.get("idempotency_key_prefix") ?? undefined,
+          paymentIntent: url.searchParams.get("payment_intent") ?? undefined,
+        }),
+      );
+    case "GET /_simulator/faults":
+      return jsonResponse(200, faults.current());
+    case "PUT /_simulator/faults": {
+      let json: unknown;
+      try {
+        json = JSON.parse(body || "{}");
+      } catch {
+        return invalidRequest("The body must be JSON, such as {\"latencyMs\": 500, \"failNext\": \"http_500\"}.");
+      }
+      const parsed = faultSettingsSchema.safeParse(json);
+      if (!parsed.success) {
+        return invalidRequest(`Invalid fault settings: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ")}`);
+      }
+      return jsonResponse(200, faults.replace(parsed.data));
+    }
+    default:
+      return invalidRequest(
+        `Unknown simulator endpoint (${route}). Available: GET /_simulator/health, GET /_simulator/ledger, GET and PUT /_simulator/faults.`,
+        {},
+        404,
+      );
+  }
+}
+
+function pathOf(request: http.IncomingMessage): string {
+  try {
+    return new URL(request.url ?? "/", "http://simulator").pathname;
+  } catch {
+    return "/";
+  }
+}
+
+function stripeVersionOf(request: http.IncomingMessage): Record<string, string> {
+  const version = request.headers["stripe-version"];
+  return typeof version === "string" ? { "Stripe-Version": version } : {};
+}
+
+function send(response: http.ServerResponse, requestId: string, answer: ApiResponse, extraHeaders: Record<string, string> = {}): void {
+  response.writeHead(answer.status, {
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(answer.body),
+    "Cache-Control": "no-cache, no-store",
+    "Request-Id": requestId,
+    ...extraHeaders,
+    ...answer.headers,
+  });
+  response.end(answer.body);
+}
+
+function readBody(request: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        request.removeAllListeners("data");
+        request.resume();
+        reject(new BodyTooLargeError());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from "node:crypto";
+import Stripe from "stripe";
+import { afterAll, afterEach, beforeAll, inject } from "vitest";
+import { startPaymentSimulator, type PaymentSimulator } from "@/lib/payments/simulator/server";
+import type { FaultSettings } from "@/lib/payments/simulator/faults";
+
+/**
+ * Test helpers for the payment simulator (used by tests only): a simulator on
+ * the database under test, the real Stripe SDK pointed at it, and the admin
+ * API. Each test makes its own API key, which is its own account at the
+ * simulator, so tests never see each other's objects or keys.
+ */
+export async function startTestSimulator(): Promise<PaymentSimulator> {
+  // On the embedded database the simulator uses one connection by itself (db.ts).
+  return startPaymentSimulator({ databaseUrl: inject("databaseUrl"), poolMax: 10 });
+}
+
+/**
+ * A simulator for one test file (or describe block): started before its
+ * tests, its faults cleared after each, closed at the end. The handle reads
+ * through to the running simulator, so it can be passed around like one.
+ */
+export function withTestSimulator(): PaymentSimulator {
+  let running: PaymentSimulator | undefined;
+  beforeAll(async () => {
+    running = await startTestSimulator();
+  });
+  afterEach(async () => {
+    if (running) await setFaults(running, {});
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  const started = () => {
+    if (!running) throw new Error("The test simulator is used before its beforeAll hook ran");
+    return running;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get port() {
+      return started().port;
+    },
+    close: () => started().close(),
+  };
+}
+
+export function newSecretKey(): string {
+  return `sk_test_${randomUUID().replaceAll("-", "")}`;
+}
+
+export function stripeFor(simulator: PaymentSimulator, secretKey: string, config: { maxNetworkRetries?: number; timeout?: number } = {}): Stripe {
+  return new Stripe(secretKey, {
+    host: "127.0.0.1",
+    port: simulator.port,
+    protocol: "http",
+    maxNetworkRetries: config.maxNetworkRetries ?? 2,
+    ...(config.timeout !== undefined && { timeout: config.timeout }),
+  });
+}
+
+/** POST /v1/payment_intents with a raw form body, for what the SDK would not send. */
+export async function postIntent(
+  simulator: PaymentSimulator,
+  options: { secretKey?: string; key?: string; body: string; headers?: Record<string, string> },
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded", ...options.headers };
+  if (options.secretKey) headers.Authorization = `Bearer ${options.secretKey}`;
+  if (options.key) headers["Idempotency-Key"] = options.key;
+  const response = await fetch(`${simulator.url}/v1/payment_intents`, { method: "POST", headers, body: options.body });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+export interface LedgerView {
+  payment_intents: { id: string; status: string; account: string; idempotency_key: string | null; amount: number }[];
+  charges: { id: string; status: string; payment_intent: string; failure_code: string | null; outcome: { reason: string | null } }[];
+}
+
+export async function ledgerFor(
+  simulator: Pick<PaymentSimulator, "url">,
+  filter: { idempotencyKey?: string; idempotencyKeyPrefix?: string; paymentIntent?: string },
+): Promise<LedgerView> {
+  const query = new URLSearchParams();
+  if (filter.idempotencyKey !== undefined) query.set("idempotency_key", filter.idempotencyKey);
+  if (filter.idempotencyKeyPrefix !== undefined) query.set("idempotency_key_prefix", filter.idempotencyKeyPrefix);
+  if (filter.paymentIntent !== undefined) query.set("payment_intent", filter.paymentIntent);
+  const response = await fetch(`${simulator.url}/_simulator/ledger?${query}`);
+  if (response.status !== 200) throw new Error(`GET /_simulator/ledger answered ${response.status}`);
+  return (await response.json()) as LedgerView;
+}
+
+export async function setFaults(simulator: Pick<PaymentSimulator, "url">, settings: Partial<FaultSettings>): Promise<Response> {
+  return fetch(`${simulator.url}/_simulator/faults`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(settings),
+  });
+}

@@ -1,0 +1,143 @@
+import Stripe from "stripe";
+import { PaymentProviderError, type ChargeRequest, type ChargeResult, type PaymentProvider } from "@/lib/payments/provider";
+
+/**
+ * OncePay's payment provider through the official `stripe` SDK: against the
+ * local payment simulator (lib/payments/simulator) when `simulatorUrl` is
+ * given, and otherwise against Stripe itself, where a `sk_test_…` key means
+ * Stripe's test mode. The same code path serves both.
+ *
+ * Each charge is one PaymentIntent, created and confirmed in one call, under
+ * OncePay's provider key (`oncepay:<account id>:<key row id>`) as Stripe's
+ * Idempotency-Key. So however often a charge is repeated (a client retry
+ * that takes the key over, the recovery worker, the SDK's own network
+ * retries, which resend the same key) Stripe charges once and answers the
+ * repeats with the first result.
+ *
+ * What a call can end in, and what OncePay should do:
+ *
+ *   succeeded                     → { status: "succeeded" }
+ *   card declined (402 card_error) → { status: "declined" }, with Stripe's
+ *                                   decline_code (generic_decline, insufficient_funds…)
+ *   processing_error (402)        → { status: "declined", declineCode: "processing_error" }:
+ *                                   the charge definitely failed and Stripe has saved that
+ *                                   answer under the key, so asking again with the same key
+ *                                   could only replay it. Trying again is a new checkout.
+ *   network error, timeout, 5xx,
+ *   409 key in use, 429,
+ *   400 idempotency_error         → throws PaymentProviderError, outcome "unknown": the charge
+ *                                   may or may not have happened. OncePay keeps its key in
+ *                                   flight and a later attempt repeats the call with the same
+ *                                   provider key, which returns the first charge or makes it.
+ *                                   (An idempotency_error means the provider key already
+ *                                   stands for a charge with other parameters: that charge
+ *                                   may exist, so this is no proof that nothing was charged.)
+ *   400 invalid request, 401/403  → throws PaymentProviderError, outcome "rejected": nothing was
+ *                                   charged and repeating will not help; it is a bug or a
+ *                                   misconfiguration to fix (bad key, unsupported parameter).
+ */
+export interface StripePaymentProviderOptions {
+  /** A Stripe secret key. Test-mode only (`sk_test_…`/`rk_test_…`): OncePay is a demo shop. */
+  secretKey: string;
+  /** The payment simulator's base URL (`http://127.0.0.1:12111`); unset means api.stripe.com. */
+  simulatorUrl?: string;
+  /** The SDK's automatic retries, each with the same Idempotency-Key. Default 2. */
+  maxNetworkRetries?: number;
+  /**
+   * Per HTTP attempt. Default 8 s: three attempts and the SDK's backoff
+   * between them (0.5 s, then at most 1 s) come to under 26 s, inside
+   * OncePay's default 30 s lease, which is renewed when the charge begins;
+   * so the attempt that holds the key is normally the one that finishes it.
+   */
+  timeoutMs?: number;
+}
+
+export class StripePaymentProvider implements PaymentProvider {
+  readonly name: string;
+  private readonly stripe: Stripe;
+
+  constructor(options: StripePaymentProviderOptions) {
+    if (!/^(sk|rk)_test_/.test(options.secretKey)) {
+      throw new Error("StripePaymentProvider needs a test-mode secret key (sk_test_…): OncePay is a demo and must never charge real cards.");
+    }
+    const config = {
+      maxNetworkRetries: options.maxNetworkRetries ?? 2,
+      timeout: options.timeoutMs ?? 8_000,
+      appInfo: { name: "OncePay" },
+    };
+    if (options.simulatorUrl) {
+      const url = new URL(options.simulatorUrl);
+      const protocol = url.protocol === "https:" ? "https" : "http";
+      this.stripe = new Stripe(options.secretKey, {
+        ...config,
+        host: url.hostname,
+        port: url.port || (protocol === "https" ? 443 : 80),
+        protocol,
+      });
+      // Recorded with each payment, so simulated money is never mistaken for Stripe's.
+      this.name = "stripe-simulator";
+    } else {
+      this.stripe = new Stripe(options.secretKey, config);
+      this.name = "stripe";
+    }
+  }
+
+  async charge(request: ChargeRequest): Promise<ChargeResult> {
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await this.stripe.paymentIntents.create(
+        {
+          amount: request.amount,
+          currency: request.currency,
+          payment_method: request.paymentMethod,
+          confirm: true,
+          // Cards only, and no redirect-based methods: the shop has no page
+          // to come back to, so a charge must finish within this one call.
+          automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+        },
+        { idempotencyKey: request.idempotencyKey },
+      );
+    } catch (error) {
+      return declineOrThrow(error);
+    }
+    if (intent.status === "succeeded") return { status: "succeeded", providerPaymentId: intent.id };
+    if (intent.status === "requires_action") {
+      // 3-D Secure: the shop has no step for it, so the charge did not happen.
+      return { status: "declined", providerPaymentId: intent.id, declineCode: "authentication_required", message: "Your card needs authentication, which this shop does not support." };
+    }
+    // processing, requires_capture…: not a state a confirmed card payment
+    // without manual capture ends in; a replay under the same key would only
+    // repeat it, so someone has to look.
+    throw new PaymentProviderError(`PaymentIntent ${intent.id} ended in status ${intent.status}`, "rejected");
+  }
+}
+
+function declineOrThrow(error: unknown): ChargeResult {
+  if (error instanceof Stripe.errors.StripeCardError) {
+    const providerPaymentId = error.payment_intent?.id ?? error.charge ?? error.requestId;
+    if (!providerPaymentId) throw new PaymentProviderError("A card error named no payment", "rejected", { cause: error });
+    return {
+      status: "declined",
+      providerPaymentId,
+      // decline_code says why the issuer declined; a failure that is not an
+      // issuer decline (processing_error, expired_card…) has only a code.
+      declineCode: error.decline_code || error.code || "card_declined",
+      message: error.message,
+    };
+  }
+  // StripeAPIError covers 5xx and also 409 (the SDK has no class of its own
+  // for "key in use": only 400/404 idempotency errors are StripeIdempotencyError).
+  if (
+    error instanceof Stripe.errors.StripeConnectionError ||
+    error instanceof Stripe.errors.StripeAPIError ||
+    error instanceof Stripe.errors.StripeRateLimitError ||
+    error instanceof Stripe.errors.StripeIdempotencyError
+  ) {
+    throw new PaymentProviderError(`The charge's outcome is unknown: ${error.message}`, "unknown", { cause: error });
+  }
+  if (error instanceof Stripe.errors.StripeError) {
+    throw new PaymentProviderError(`Stripe rejected the charge: ${error.message}`, "rejected", { cause: error });
+  }
+  // Not from Stripe's SDK at all: assume the worst, the charge may have gone through.
+  throw new PaymentProviderError(`The charge's outcome is unknown: ${error instanceof Error ? error.message : String(error)}`, "unknown", { cause: error });
+}

@@ -1,0 +1,42 @@
+/**
+ * Runs the Stripe-compatible payment simulator on its own:
+ *
+ *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/oncepay tsx scripts/payment-simulator.mts
+ *
+ * SIMULATOR_PORT (12111) and SIMULATOR_HOST (127.0.0.1) say where it listens.
+ * It creates its tables (schema payment_simulator) on start-up, and stops
+ * cleanly on SIGINT/SIGTERM after answering the requests in progress.
+ */
+import { simulatorEnv } from "../lib/payments/simulator/env.ts";
+import { startPaymentSimulator } from "../lib/payments/simulator/server.ts";
+
+let env;
+try {
+  env = simulatorEnv();
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(2);
+}
+
+const simulator = await startPaymentSimulator({
+  databaseUrl: env.DATABASE_URL,
+  port: env.SIMULATOR_PORT,
+  host: env.SIMULATOR_HOST,
+  poolMax: env.SIMULATOR_POOL_MAX,
+});
+console.log(`[payment-simulator] listening on ${simulator.url} (Stripe API subset; admin under ${simulator.url}/_simulator/)`);
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    simulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error("[payment-simulator] failed to stop cleanly:", error);
+        process.exit(1);
+      },
+    );
+  });
+}
