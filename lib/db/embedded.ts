@@ -1,6 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { keepProtocolBatchesTogether } from "@/lib/db/protocol-batches";
 
 /**
  * PostgreSQL compiled to WebAssembly, persisted in a folder and served on a
@@ -22,6 +23,7 @@ export async function startEmbeddedDatabase(dataDir: string | undefined, connect
   // The pool behind the app must never open more connections than there are
   // slots here: an extra one is refused in the middle of a query.
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: connectionSlots });
+  keepProtocolBatchesTogether(server);
   await server.start();
   const port = portOf(server.getServerConn());
   return {
