@@ -24,6 +24,9 @@ const FAULTS = {
   // Throw: the key stays in flight until its lease expires; the retry (or the
   // recovery worker) that takes it over finishes the order.
   "after-charge": { site: "after-charge", crash: false },
+  // Throw inside the order transaction: it rolls back, and the key stays in
+  // flight at `charged`, with the provider's answer stored.
+  "before-commit": { site: "before-commit", crash: false },
   // Crash at each dangerous point (the crash matrix).
   "crash-after-claim": { site: "after-claim", crash: true },
   "crash-after-charge": { site: "after-charge", crash: true },

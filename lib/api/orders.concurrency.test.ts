@@ -39,15 +39,17 @@ describe.each([2, 50])("%i identical requests in flight at once", (n) => {
       expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
     }
 
-    expect(await countRows("orders", shopper.id)).toBe(1);
-    expect(await countRows("payments", shopper.id)).toBe(1);
+    const orders = await countRows("orders", shopper.id);
+    const payments = await countRows("payments", shopper.id);
+    // Logged before the checks, so a failing run still says what it found.
+    console.info(`[seed test] n=${n}: ${statuses.filter((s) => s === 201).length}×201, ${statuses.filter((s) => s === 409).length}×409, orders=${orders}, payments=${payments}`);
+    expect(orders).toBe(1);
+    expect(payments).toBe(1);
     expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete", response_status: 201 });
 
     const retry = await postOrder({ token: shopper.token, key, body });
     expect(retry.response.status).toBe(201);
     expect(retry.response.headers.get("idempotent-replayed")).toBe("true");
     expect(retry.text).toBe(created[0]!.body);
-
-    console.info(`[seed test] n=${n}: ${statuses.filter((s) => s === 201).length}×201, ${statuses.filter((s) => s === 409).length}×409, orders=1`);
   });
 });

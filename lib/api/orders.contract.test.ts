@@ -230,7 +230,7 @@ describe("payment declined", () => {
 
     expect(first.response.status).toBe(402);
     expect(first.response.headers.get("content-type")).toBe("application/problem+json");
-    expect(JSON.parse(first.text)).toMatchObject({ status: 402, declineCode: "card_declined" });
+    expect(JSON.parse(first.text)).toMatchObject({ status: 402, declineCode: "generic_decline" });
     expect(replay.response.status).toBe(402);
     expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.text).toBe(first.text);

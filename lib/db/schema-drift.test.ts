@@ -5,6 +5,7 @@ import { migrate } from "@/lib/db/migrate";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { AccountKind, KeyState, OrderStatus, PaymentStatus, RecoveryPoint } from "@/lib/generated/prisma/enums";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
+import { readPrismaSchema } from "@/lib/testing/prisma-schema";
 
 /**
  * schema.prisma and the hand-written SQL migrations must describe the same
@@ -68,6 +69,42 @@ describe("schema.prisma and the SQL migrations", () => {
     });
   });
 
+  it("agree on which columns may be NULL and on every unique constraint", async () => {
+    await withMigratedClient(async (_client, url) => {
+      const sql = new pg.Client({ connectionString: url });
+      await sql.connect();
+      try {
+        const { rows: columns } = await sql.query<{ table_name: string; column_name: string; is_nullable: "YES" | "NO" }>(
+          `SELECT table_name, column_name, is_nullable FROM information_schema.columns
+            WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
+        );
+        // Every unique index, as its columns in index order (the primary key is one too).
+        const { rows: uniques } = await sql.query<{ table_name: string; columns: string }>(
+          `SELECT t.relname AS table_name, string_agg(a.attname, ',' ORDER BY k.ord) AS columns
+             FROM pg_index i
+             JOIN pg_class t ON t.oid = i.indrelid
+             JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = 'public'
+             CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord)
+             JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum
+            WHERE i.indisunique AND t.relname <> '_prisma_migrations'
+            GROUP BY t.relname, i.indexrelid`,
+        );
+        const actual = new Map<string, { columns: Record<string, boolean>; uniques: string[] }>();
+        const tableIn = (name: string) => actual.get(name) ?? actual.set(name, { columns: {}, uniques: [] }).get(name)!;
+        for (const row of columns) tableIn(row.table_name).columns[row.column_name] = row.is_nullable === "YES";
+        for (const row of uniques) tableIn(row.table_name).uniques.push(row.columns);
+
+        const expected = new Map(
+          [...readPrismaSchema()].map(([table, shape]) => [table, { columns: Object.fromEntries(shape.columns), uniques: [...shape.uniques].sort() }]),
+        );
+        for (const shape of actual.values()) shape.uniques.sort();
+        expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
+      } finally {
+        await sql.end();
+      }
+    });
+  });
+
   it("round-trip every model, field and enum value through the client", async () => {
     await withMigratedClient(async (client) => {
       for (const kind of Object.values(AccountKind)) {
@@ -97,6 +134,9 @@ describe("schema.prisma and the SQL migrations", () => {
                 responseStatus: 201,
                 responseHeaders: { Location: "/x" },
                 responseBody: { nested: { list: [1, "two", null, true] } },
+                requestBody: { cartId: "c", items: [{ sku: "s", quantity: 1 }] },
+                sideEffectRequest: { total: 1234 },
+                sideEffectResult: { status: "succeeded", providerPaymentId: "pi_1" },
                 completedAt: now,
                 expiresAt: now,
               },

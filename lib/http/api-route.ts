@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { outcomeToResponse } from "@/lib/idempotency/outcomes";
+import { serverProblemResponse } from "@/lib/http/server-problems";
 import { errorFields, log } from "@/lib/log";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
@@ -23,7 +23,7 @@ export function apiRoute<Rest extends unknown[]>(
     } catch (error) {
       const unavailable = isDatabaseUnavailable(error);
       log.error(unavailable ? "http.database_unavailable" : "http.unhandled_error", { requestId, ...errorFields(error) });
-      response = outcomeToResponse(unavailable ? { kind: "database-unavailable", retryAfterSeconds: 2 } : { kind: "internal-error" });
+      response = serverProblemResponse(unavailable ? "database-unavailable" : "internal-error");
     }
     response.headers.set(REQUEST_ID_HEADER, requestId);
     log.info("http.request", {

@@ -3,27 +3,50 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
+import { ledgerFor } from "@/lib/payments/simulator/testing";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { keyRowIn, rowCountsIn, stuckKeysIn } from "@/lib/testing/crash-database";
 
 /**
  * The crash matrix: the app is killed with SIGKILL at each dangerous point of
  * a checkout, restarted, and the client retries with the same key. Each run
- * must end with exactly one order, exactly one charge, the key complete, and
- * one consistent answer for the client.
+ * must end with exactly one order, exactly one charge in the payment
+ * simulator's ledger, the key complete, and one consistent answer for the
+ * client.
  *
  * CRASH_RUNS sets the runs per point (5 in `npm test`; `npm run test:crash`
  * runs 20). The lease is 2 s so that a crashed attempt's key can be taken
  * over quickly.
  */
 const RUNS_PER_POINT = Number(process.env.CRASH_RUNS ?? 5);
-const CRASH_POINTS = ["crash-after-claim", "crash-after-charge", "crash-before-commit", "crash-after-commit"] as const;
+/** Each crash point, and how far the request had got by then (the key's recovery point). */
+const CRASH_POINTS = [
+  ["crash-after-claim", "claimed"],
+  ["crash-after-charge", "payment_started"],
+  ["crash-before-commit", "charged"],
+  ["crash-after-commit", "finished"],
+] as const;
 const LEASE_SECONDS = 2;
 const RETRY_BUDGET_MS = 20_000;
 
+// A run of one point: a crash, a restart and the client's retries, ~3 s.
+const TIME_PER_RUN_MS = 10_000;
+
 let server: AppServer;
 let dataDir: string;
-const summary: Record<string, { runs: number; orders: number[]; charges: number[]; stuckKeys: number; retries: number[] }> = {};
+/** What each run at one crash point ended with; every count but `runs` must stay 0. */
+interface PointSummary {
+  recoveryPoint: string;
+  runs: number;
+  duplicateOrders: number;
+  lostOrders: number;
+  duplicateCharges: number;
+  stuckKeys: number;
+  /** What the client's retries saw before the definite answer, per run ("409 409 201"). */
+  answers: string[];
+}
+const summary: Record<string, PointSummary> = {};
 
 async function start(): Promise<AppServer> {
   return startAppServer({ env: { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) }, embeddedDataDir: dataDir });
@@ -37,14 +60,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   await rm(path.dirname(dataDir), { recursive: true, force: true });
-  console.info(
-    "[crash matrix]\n" +
-      Object.entries(summary)
-        .map(([point, s]) =>
-          `${point.padEnd(20)} runs=${s.runs} orders/run=${[...new Set(s.orders)].join(",")} charges/run=${[...new Set(s.charges)].join(",")} stuck keys=${s.stuckKeys} retries/run=${Math.min(...s.retries)}..${Math.max(...s.retries)}`,
-        )
-        .join("\n"),
+  const tally = (values: string[]) =>
+    Object.entries(values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {}))
+      .map(([value, count]) => `${count}× ${value}`)
+      .join("; ");
+  const header = "crash point          key left at      runs  dup. orders  lost orders  dup. charges  stuck keys  the client's retries saw";
+  const rows = Object.entries(summary).map(([point, s]) =>
+    [
+      point.padEnd(20),
+      s.recoveryPoint.padEnd(16),
+      String(s.runs).padStart(4),
+      String(s.duplicateOrders).padStart(12),
+      String(s.lostOrders).padStart(12),
+      String(s.duplicateCharges).padStart(13),
+      String(s.stuckKeys).padStart(11),
+      ` ${tally(s.answers)}`,
+    ].join(" "),
   );
+  console.info(`[crash matrix] ${RUNS_PER_POINT} runs per point\n${header}\n${rows.join("\n")}`);
 });
 
 async function api(pathname: string, init: RequestInit & { token: string }) {
@@ -53,20 +86,22 @@ async function api(pathname: string, init: RequestInit & { token: string }) {
 }
 
 /** What a careful client does: retry the same key, honouring Retry-After, until a definite answer. */
-async function retryUntilAnswered(token: string, key: string, body: string): Promise<{ response: Response; text: string; attempts: number }> {
+async function retryUntilAnswered(token: string, key: string, body: string): Promise<{ response: Response; text: string; statuses: number[] }> {
   const deadline = Date.now() + RETRY_BUDGET_MS;
-  for (let attempts = 1; ; attempts++) {
+  const statuses: number[] = [];
+  for (;;) {
     const response = await api("/api/orders", { method: "POST", token, headers: { "Content-Type": "application/json", "Idempotency-Key": key }, body });
     const text = await response.text();
-    if (response.status !== 409 && response.status < 500) return { response, text, attempts };
+    statuses.push(response.status);
+    if (response.status !== 409 && response.status < 500) return { response, text, statuses };
     if (Date.now() > deadline) throw new Error(`No answer within ${RETRY_BUDGET_MS} ms; last status ${response.status}: ${text}`);
     await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000));
   }
 }
 
-describe.each(CRASH_POINTS)("killed at %s", (point) => {
-  it(`ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}`, async () => {
-    const record = (summary[point] = { runs: 0, orders: [] as number[], charges: [] as number[], stuckKeys: 0, retries: [] as number[] });
+describe.each(CRASH_POINTS)("killed at %s", (point, recoveryPoint) => {
+  it(`ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}`, { timeout: RUNS_PER_POINT * TIME_PER_RUN_MS }, async () => {
+    const record: PointSummary = (summary[point] = { recoveryPoint, runs: 0, duplicateOrders: 0, lostOrders: 0, duplicateCharges: 0, stuckKeys: 0, answers: [] });
     for (let run = 0; run < RUNS_PER_POINT; run++) {
       const account = (await (await fetch(`${server.baseUrl}/api/accounts`, { method: "POST" })).json()) as { id: string; token: string };
       const key = randomUUID();
@@ -81,28 +116,44 @@ describe.each(CRASH_POINTS)("killed at %s", (point) => {
       await expect(crashed).rejects.toThrow(TypeError); // the connection died with the process
       await server.exited;
       server = await start();
+      expect(await keyRowIn(server.databaseUrl, account.id, key)).toMatchObject({ recovery_point: recoveryPoint });
 
-      const answer = await retryUntilAnswered(account.token, key, body);
+      const answer = await retryUntilAnswered(account.token, key, body).catch(async (error: unknown) => {
+        // No answer within the budget: the key is stuck, and unless an order exists, it is lost.
+        record.runs++;
+        record.stuckKeys++;
+        if ((await rowCountsIn(server.databaseUrl, account.id)).orders === 0) record.lostOrders++;
+        throw error;
+      });
+      const replay = await retryUntilAnswered(account.token, key, body);
+      const counts = await rowCountsIn(server.databaseUrl, account.id);
+      const keyRow = await keyRowIn(server.databaseUrl, account.id, key);
+      // The provider's own ledger: every charge made for this account (a fresh account per run), under
+      // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
+      const ledger = await ledgerFor({ url: server.paymentSimulatorUrl }, { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) });
+      const stuck = await stuckKeysIn(server.databaseUrl, account.id);
+
+      // Tally first, so that the table shows what went wrong even when a check below fails.
+      record.runs++;
+      record.duplicateOrders += Math.max(0, counts.orders - 1);
+      record.lostOrders += counts.orders === 0 ? 1 : 0;
+      record.duplicateCharges += Math.max(0, ledger.charges.length - 1);
+      record.stuckKeys += stuck;
+      record.answers.push(answer.statuses.join(" "));
+
+      expect(counts).toEqual({ orders: 1, payments: 1 });
+      expect(ledger.payment_intents).toHaveLength(1);
+      expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
+      expect(stuck).toBe(0);
+      expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
+      // One consistent answer: the 201, the same bytes again as a replay, and the same order when fetched.
       expect(answer.response.status).toBe(201);
       const order = JSON.parse(answer.text);
-      const fetched = await api(`/api/orders/${order.id}`, { token: account.token });
-      expect(await fetched.text()).toBe(answer.text);
-      const replay = await retryUntilAnswered(account.token, key, body);
+      expect(order.payment.id).toBe(ledger.payment_intents[0]?.id);
       expect(replay.text).toBe(answer.text);
       expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
-
-      const counts = await rowCountsIn(server.databaseUrl, account.id);
-      expect(counts).toEqual({ orders: 1, payments: 1 });
-      const keyRow = await keyRowIn(server.databaseUrl, account.id, key);
-      expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
-      const stuck = await stuckKeysIn(server.databaseUrl, account.id);
-      expect(stuck).toBe(0);
-
-      record.runs++;
-      record.stuckKeys += stuck;
-      record.orders.push(counts.orders);
-      record.charges.push(counts.payments);
-      record.retries.push(answer.attempts);
+      const fetched = await api(`/api/orders/${order.id}`, { token: account.token });
+      expect(await fetched.text()).toBe(answer.text);
     }
   });
 });

@@ -1,9 +1,11 @@
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { readJsonBody } from "@/lib/http/request-body";
+import { DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/http/server-problems";
 import { errorFields, log } from "@/lib/log";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
+import { SideEffectOutcomeUnknown, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
 import { LeaseLostError, type Claim, type IdempotencyStore } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
@@ -14,8 +16,9 @@ import type { StoredResponse } from "@/lib/idempotency/stored-response";
  *   2. claim the key atomically, or answer from its existing row,
  *   3. let the endpoint run its side effect while the lease is held,
  *   4. write the endpoint's result and the completed key in one transaction,
- *   5. on failure before the side effect, release the key; after it, keep the
- *      key in flight until its lease expires and a retry takes it over.
+ *   5. on failure before the side effect (or when it definitely did not
+ *      happen), release the key; after it, keep the key in flight at its
+ *      recovery point until a retry or the recovery worker takes it over.
  *
  * It takes a Request and returns an Outcome; app/ maps that to HTTP.
  */
@@ -30,11 +33,19 @@ export interface EndpointContext<Body, Tx> {
   body: Body;
   claim: Claim;
   /**
-   * Call right before the side effect (the charge). From then on a failure
-   * keeps the key in flight rather than releasing it, since the effect may
-   * have happened.
+   * Call right before the side effect (the charge), with what it will be
+   * asked to do. From then on a failure keeps the key in flight rather than
+   * releasing it, since the effect may have happened, and whoever resumes
+   * the request finds `request` in `claim.sideEffectRequest` and repeats
+   * exactly that call.
    */
-  beginSideEffect(): Promise<void>;
+  beginSideEffect(request: unknown): Promise<void>;
+  /**
+   * Keeps the side effect's result with the key (recovery point `charged`),
+   * so a request resumed after a crash finds it in `claim.sideEffectResult`
+   * and does not repeat the side effect.
+   */
+  recordSideEffectResult(result: unknown): Promise<void>;
   /** Writes the result and completes the key in one transaction. */
   complete(work: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
 }
@@ -45,8 +56,9 @@ export interface IdempotentEndpoint<Body, Tx> {
   perform(context: EndpointContext<Body, Tx>): Promise<StoredResponse>;
 }
 
-// How long a client should wait after a 503 before retrying the same key.
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+// After an unknown side effect outcome the lease is already handed back, so
+// the retry can resume the key as soon as the dependency answers again.
+const UNKNOWN_OUTCOME_RETRY_AFTER_SECONDS = 1;
 
 export async function runIdempotent<Body, Tx>(
   endpoint: IdempotentEndpoint<Body, Tx>,
@@ -90,9 +102,12 @@ export async function resumeAbandoned<Body, Tx>(
 ): Promise<Outcome> {
   const parsed = endpoint.parseBody(stored.requestBody);
   if (!parsed.ok) {
-    // Only a body that passed validation is ever stored; if the rules changed
-    // since, the request can no longer run and its key is released.
-    await releaseQuietly(endpoint.store, claim);
+    // Only a body that passed validation is ever stored, so the rules changed
+    // since (a product left the catalog, say). Before the side effect nothing
+    // happened and the key can go; after it, a charge may exist that must not
+    // be orphaned, so the key stays in flight for someone to look at.
+    if (claim.recoveryPoint === "claimed") await releaseQuietly(endpoint.store, claim);
+    else log.error("idempotency.resume_body_invalid", { keyId: claim.keyId, recoveryPoint: claim.recoveryPoint, detail: parsed.detail });
     return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
   }
   return performWithClaim(endpoint, claim, { accountId: stored.accountId, idempotencyKey: stored.idempotencyKey, body: parsed.body });
@@ -103,14 +118,18 @@ async function performWithClaim<Body, Tx>(
   claim: Claim,
   request: { accountId: string; idempotencyKey: string; body: Body },
 ): Promise<Outcome> {
-  let sideEffectBegun = claim.recoveryPoint !== "claimed";
+  // An earlier attempt that got past `claimed` may have made the side effect
+  // happen, whatever this attempt learns about its own try.
+  const earlierAttemptMayHaveActed = claim.recoveryPoint !== "claimed";
+  let sideEffectBegun = earlierAttemptMayHaveActed;
   const context: EndpointContext<Body, Tx> = {
     ...request,
     claim,
-    async beginSideEffect() {
-      await endpoint.store.markSideEffectStarted(claim);
+    async beginSideEffect(sideEffectRequest) {
+      await endpoint.store.markSideEffectStarted(claim, sideEffectRequest);
       sideEffectBegun = true;
     },
+    recordSideEffectResult: (result) => endpoint.store.recordSideEffectResult(claim, result),
     complete: (work) => endpoint.store.completeKey(claim, work),
   };
 
@@ -118,8 +137,21 @@ async function performWithClaim<Body, Tx>(
     const stored = await endpoint.perform(context);
     return { kind: "completed", stored };
   } catch (error) {
-    if (!sideEffectBegun) await releaseQuietly(endpoint.store, claim);
+    // A rejection proves only that this attempt's call charged nothing; after
+    // an earlier attempt's, releasing the key could orphan its charge.
+    const nothingHappened = !sideEffectBegun || (error instanceof SideEffectRejected && !earlierAttemptMayHaveActed);
+    if (nothingHappened) await releaseQuietly(endpoint.store, claim);
+    else if (error instanceof SideEffectOutcomeUnknown || error instanceof SideEffectRejected) await endLeaseQuietly(endpoint.store, claim);
     return failureOutcome(error, claim, sideEffectBegun);
+  }
+}
+
+// If ending the lease fails, the lease simply runs its course.
+async function endLeaseQuietly<Tx>(store: IdempotencyStore<Tx>, claim: Claim): Promise<void> {
+  try {
+    await store.endLease(claim);
+  } catch (error) {
+    log.warn("idempotency.end_lease_failed", { keyId: claim.keyId, ...errorFields(error) });
   }
 }
 
@@ -139,9 +171,17 @@ function failureOutcome(error: unknown, claim: Claim, sideEffectBegun: boolean):
     return { kind: "lease-lost", retryAfterSeconds: 1 };
   }
   const fields = { keyId: claim.keyId, sideEffectBegun, ...errorFields(error) };
+  if (error instanceof SideEffectRejected) {
+    log.error("idempotency.side_effect_rejected", fields);
+    return { kind: "dependency-rejected", detail: error.detail };
+  }
+  if (error instanceof SideEffectOutcomeUnknown) {
+    log.warn("idempotency.side_effect_outcome_unknown", fields);
+    return { kind: "dependency-unavailable", detail: error.detail, retryAfterSeconds: UNKNOWN_OUTCOME_RETRY_AFTER_SECONDS };
+  }
   if (isDatabaseUnavailable(error)) {
     log.error("idempotency.database_unavailable", fields);
-    return { kind: "database-unavailable", retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
+    return { kind: "database-unavailable", retryAfterSeconds: DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS };
   }
   log.error("idempotency.perform_failed", fields);
   return { kind: "internal-error" };

@@ -21,6 +21,8 @@ describe("outcomeToResponse", () => {
     [{ kind: "lease-lost", retryAfterSeconds: 1 }, 409],
     [{ kind: "database-unavailable", retryAfterSeconds: 2 }, 503],
     [{ kind: "internal-error" }, 500],
+    [{ kind: "dependency-rejected", detail: "refused" }, 502],
+    [{ kind: "dependency-unavailable", detail: "no answer", retryAfterSeconds: 1 }, 503],
   ] as [Outcome, number][])("maps %o to a %i problem+json", async (outcome, status) => {
     const problem = await problemOf(outcome);
     expect(problem.status).toBe(status);

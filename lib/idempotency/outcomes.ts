@@ -1,4 +1,6 @@
 import { problemResponse, problemType, type ProblemDetails } from "@/lib/http/problem";
+import { REQUEST_PROBLEMS, WWW_AUTHENTICATE } from "@/lib/http/request-problems";
+import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/idempotency/key";
 import { toHttpResponse, type StoredResponse } from "@/lib/idempotency/stored-response";
 
@@ -26,25 +28,26 @@ export type Outcome =
   // Failures of our own.
   | { kind: "lease-lost"; retryAfterSeconds: number }
   | { kind: "database-unavailable"; retryAfterSeconds: number }
-  | { kind: "internal-error" };
+  | { kind: "internal-error" }
+  // A service the side effect needs (the payment provider) refused it, or did not answer.
+  | { kind: "dependency-rejected"; detail: string }
+  | { kind: "dependency-unavailable"; detail: string; retryAfterSeconds: number };
 
 type OutcomeKind = Outcome["kind"];
 type ProblemKind = Exclude<OutcomeKind, "replay" | "completed">;
 
 const PROBLEMS: Record<ProblemKind, { status: number; slug: string; title: string }> = {
-  "unauthenticated": { status: 401, slug: "unauthenticated", title: "Authentication required" },
+  // 401, 413, 415 and the 400s for the body: the same on every endpoint.
+  ...REQUEST_PROBLEMS,
   "key-missing": { status: 400, slug: "idempotency-key-missing", title: `${IDEMPOTENCY_KEY_HEADER} header missing` },
   "key-invalid": { status: 400, slug: "idempotency-key-invalid", title: `${IDEMPOTENCY_KEY_HEADER} header invalid` },
   "key-repeated": { status: 400, slug: "idempotency-key-repeated", title: `More than one ${IDEMPOTENCY_KEY_HEADER} header` },
-  "unsupported-media-type": { status: 415, slug: "unsupported-media-type", title: "Unsupported media type" },
-  "body-too-large": { status: 413, slug: "body-too-large", title: "Request body too large" },
-  "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },
-  "invalid-body": { status: 400, slug: "invalid-body", title: "Invalid request body" },
   "in-flight": { status: 409, slug: "request-in-progress", title: "A request with this key is still in progress" },
   "fingerprint-mismatch": { status: 422, slug: "idempotency-key-reused", title: "Idempotency key reused with a different request" },
   "lease-lost": { status: 409, slug: "request-in-progress", title: "A request with this key is still in progress" },
-  "database-unavailable": { status: 503, slug: "database-unavailable", title: "Service temporarily unavailable" },
-  "internal-error": { status: 500, slug: "internal-error", title: "Internal server error" },
+  ...SERVER_PROBLEMS,
+  "dependency-rejected": { status: 502, slug: "dependency-rejected", title: "A service this request needs refused it" },
+  "dependency-unavailable": { status: 503, slug: "dependency-unavailable", title: "A service this request needs did not answer" },
 };
 
 export function outcomeToResponse(outcome: Outcome): Response {
@@ -68,7 +71,7 @@ export function problemDetailsFor(outcome: Exclude<Outcome, { kind: "replay" | "
 function problemFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>): Response {
   const headers: Record<string, string> = {};
   if ("retryAfterSeconds" in outcome) headers["Retry-After"] = String(outcome.retryAfterSeconds);
-  if (outcome.kind === "unauthenticated") headers["WWW-Authenticate"] = 'Bearer realm="oncepay"';
+  if (outcome.kind === "unauthenticated") headers["WWW-Authenticate"] = WWW_AUTHENTICATE;
   return problemResponse(problemDetailsFor(outcome), headers);
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/lib/generated/prisma/client";
 import {
   LeaseLostError,
   type AbandonedKey,
@@ -23,6 +23,17 @@ export interface KeyTimings {
 // How long a client told 409 should wait before trying the same key again.
 const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
 
+/**
+ * When a key past its TTL may be deleted (by the reaper, or by a claim that
+ * then starts the key afresh): when it is complete, or in flight at `claimed`
+ * with its lease run out, since then nothing was charged and nobody holds it.
+ * A key whose side effect began is never deleted while in flight, however
+ * old: a fresh row would get a fresh provider key, and a second charge. The
+ * recovery worker finishes such a key instead.
+ */
+export const DISPOSABLE_WHEN_EXPIRED = Prisma.sql`(expires_at <= now()
+  AND (state = 'complete' OR (recovery_point = 'claimed' AND coalesce(lease_expires_at <= now(), true))))`;
+
 // A key can vanish between our failed INSERT and our SELECT (released by a
 // failed attempt, or expired and deleted). Each pass through the loop makes
 // progress; three passes without an answer means heavy churn on one key, and
@@ -33,7 +44,8 @@ interface ExistingKeyRow {
   id: string;
   fingerprint: string;
   state: "in_flight" | "complete";
-  expired: boolean;
+  /** Past its TTL and safe to delete (DISPOSABLE_WHEN_EXPIRED). */
+  disposable: boolean;
   lease_expired: boolean;
   response_status: number | null;
   response_headers: Record<string, string> | null;
@@ -59,7 +71,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
 
       const existing = await this.readExisting(request);
       if (!existing) continue;
-      if (existing.expired) {
+      if (existing.disposable) {
         await this.deleteExpired(existing.id);
         continue;
       }
@@ -99,7 +111,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
   private async readExisting(request: ClaimRequest): Promise<ExistingKeyRow | undefined> {
     const rows = await this.db.$queryRaw<ExistingKeyRow[]>`
       SELECT id, fingerprint, state::text AS state,
-             expires_at <= now() AS expired,
+             ${DISPOSABLE_WHEN_EXPIRED} AS disposable,
              coalesce(lease_expires_at <= now(), false) AS lease_expired,
              response_status, response_headers, response_body
         FROM idempotency_keys
@@ -108,8 +120,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
   }
 
   private async deleteExpired(keyId: string): Promise<void> {
-    // The condition is repeated so a key renewed meanwhile is never deleted.
-    await this.db.$executeRaw`DELETE FROM idempotency_keys WHERE id = ${keyId}::uuid AND expires_at <= now()`;
+    // The condition is repeated so a key taken over or completed meanwhile is never deleted.
+    await this.db.$executeRaw`DELETE FROM idempotency_keys WHERE id = ${keyId}::uuid AND ${DISPOSABLE_WHEN_EXPIRED}`;
   }
 
   /**
@@ -120,16 +132,20 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
    */
   async takeOverKey(keyId: string): Promise<Claim | undefined> {
     const leaseOwner = randomUUID();
-    const rows = await this.db.$queryRaw<{ recovery_point: RecoveryPoint }[]>`
+    const rows = await this.db.$queryRaw<{ recovery_point: RecoveryPoint; side_effect_request: unknown; side_effect_result: unknown }[]>`
       UPDATE idempotency_keys
          SET lease_owner = ${leaseOwner}::uuid,
              lease_expires_at = now() + make_interval(secs => ${this.timings.leaseSeconds})
        WHERE id = ${keyId}::uuid
          AND state = 'in_flight'
          AND lease_expires_at <= now()
-      RETURNING recovery_point::text AS recovery_point`;
-    const recoveryPoint = rows[0]?.recovery_point;
-    return recoveryPoint && { keyId, leaseOwner, recoveryPoint, tookOver: true };
+      RETURNING recovery_point::text AS recovery_point, side_effect_request, side_effect_result`;
+    const row = rows[0];
+    if (!row) return undefined;
+    const claim: Claim = { keyId, leaseOwner, recoveryPoint: row.recovery_point, tookOver: true };
+    if (row.recovery_point !== "claimed") claim.sideEffectRequest = row.side_effect_request;
+    if (row.recovery_point === "charged") claim.sideEffectResult = row.side_effect_result;
+    return claim;
   }
 
   /** In-flight keys whose lease ran out, oldest first, for the recovery worker. */
@@ -143,12 +159,31 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
        LIMIT ${limit}`;
   }
 
-  async markSideEffectStarted(claim: Claim): Promise<void> {
+  async markSideEffectStarted(claim: Claim, request: unknown): Promise<void> {
     const updated = await this.db.$executeRaw`
-      UPDATE idempotency_keys SET recovery_point = 'payment_started'
+      UPDATE idempotency_keys
+         SET recovery_point = 'payment_started',
+             side_effect_request = ${JSON.stringify(request)}::jsonb,
+             lease_expires_at = now() + make_interval(secs => ${this.timings.leaseSeconds})
        WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
     if (updated !== 1) throw new LeaseLostError(claim.keyId);
     claim.recoveryPoint = "payment_started";
+    claim.sideEffectRequest = request;
+  }
+
+  async recordSideEffectResult(claim: Claim, result: unknown): Promise<void> {
+    const updated = await this.db.$executeRaw`
+      UPDATE idempotency_keys SET recovery_point = 'charged', side_effect_result = ${JSON.stringify(result)}::jsonb
+       WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
+    if (updated !== 1) throw new LeaseLostError(claim.keyId);
+    claim.recoveryPoint = "charged";
+    claim.sideEffectResult = result;
+  }
+
+  async endLease(claim: Claim): Promise<void> {
+    await this.db.$executeRaw`
+      UPDATE idempotency_keys SET lease_expires_at = now()
+       WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
   }
 
   async completeKey(claim: Claim, work: (tx: Transaction) => Promise<StoredResponse>): Promise<StoredResponse> {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
 import { createAccount, postOrder } from "@/lib/testing/api-client";
-import { closeTestDb, countRows, expireKey, keyRow, testDb, testPrisma } from "@/lib/testing/database";
+import { closeTestDb, countRows, expireKey, expireLease, keyRow, testDb, testPrisma } from "@/lib/testing/database";
 
 afterAll(closeTestDb);
 
@@ -32,5 +32,24 @@ describe("the reaper", () => {
     await expireKey(shopper.id, key);
     await reapExpiredKeys(testPrisma(), { batchSize: 100, maxBatches: 10 });
     expect(await keyRow(shopper.id, key)).toMatchObject({ state: "in_flight" });
+  });
+
+  it("never deletes an expired key whose payment began, even once its lease has run out: the recovery worker finishes it", async () => {
+    const shopper = await createAccount();
+    const charged = randomUUID();
+    const unstarted = randomUUID();
+    await postOrder({ token: shopper.token, key: charged, headers: { "OncePay-Fault": "after-charge" } });
+    // An attempt that claimed its key and died before charging: nothing to lose.
+    await testDb().query(
+      `INSERT INTO idempotency_keys (account_id, idem_key, request_method, request_path, fingerprint, lease_owner, lease_expires_at, expires_at)
+       VALUES ($1, $2, 'POST', '/api/orders', $3, gen_random_uuid(), now() - interval '1 second', now() - interval '1 second')`,
+      [shopper.id, unstarted, "0".repeat(64)],
+    );
+    await expireKey(shopper.id, charged);
+    await expireLease(shopper.id, charged);
+
+    await reapExpiredKeys(testPrisma(), { batchSize: 100, maxBatches: 10 });
+    expect(await keyRow(shopper.id, charged)).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+    expect(await keyRow(shopper.id, unstarted)).toBeUndefined();
   });
 });

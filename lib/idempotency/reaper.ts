@@ -1,4 +1,5 @@
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { DISPOSABLE_WHEN_EXPIRED } from "@/lib/idempotency/postgres-store";
 import { log } from "@/lib/log";
 
 /**
@@ -6,7 +7,9 @@ import { log } from "@/lib/log";
  * their data (their link to the key becomes NULL). `FOR UPDATE SKIP LOCKED`
  * means the reaper never waits on, nor blocks, a claim or a completion that
  * holds a key's row, and several instances reaping at once share the work.
- * An in-flight key is only reaped once its lease has also run out.
+ * An in-flight key is reaped only at `claimed` once its lease has run out
+ * (nothing was charged); one whose payment began is left to the recovery
+ * worker, which finishes it (see DISPOSABLE_WHEN_EXPIRED).
  */
 export interface ReaperOptions {
   batchSize: number;
@@ -21,8 +24,7 @@ export async function reapExpiredKeys(db: PrismaClient, { batchSize, maxBatches 
       DELETE FROM idempotency_keys
        WHERE id IN (
          SELECT id FROM idempotency_keys
-          WHERE expires_at <= now()
-            AND (state = 'complete' OR coalesce(lease_expires_at <= now(), true))
+          WHERE ${DISPOSABLE_WHEN_EXPIRED}
           ORDER BY expires_at
           LIMIT ${batchSize}
           FOR UPDATE SKIP LOCKED)`;

@@ -3,10 +3,13 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import { PostgresIdempotencyStore, type Transaction } from "@/lib/idempotency/postgres-store";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
-import { checkoutEndpoint } from "@/lib/orders/checkout";
-import { SimulatedPaymentProvider } from "@/lib/payments/simulated-provider";
+import { checkoutEndpoint, paymentProviderKey } from "@/lib/orders/checkout";
+import type { PaymentProvider } from "@/lib/payments/provider";
+import { ledgerFor } from "@/lib/payments/simulator/testing";
+import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
+import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { closeTestDb, countRows, expireLease, keyRow, testPrisma } from "@/lib/testing/database";
+import { closeTestDb, countRows, expireLease, keyRow, testDb, testPrisma } from "@/lib/testing/database";
 
 /**
  * The recovery worker against the database the app under test uses: attempts
@@ -14,11 +17,31 @@ import { closeTestDb, countRows, expireLease, keyRow, testPrisma } from "@/lib/t
  */
 afterAll(closeTestDb);
 
+/** The provider the app under test uses: same simulator, same API key, so provider keys meet. */
+function appsPaymentProvider() {
+  return new StripePaymentProvider({ secretKey: LOCAL_SIMULATOR_SECRET_KEY, simulatorUrl: inject("paymentSimulatorUrl") });
+}
+
+/** The app's provider, counting the charges this worker asks for. */
+function countingProvider(): PaymentProvider & { calls: number } {
+  const provider = appsPaymentProvider();
+  return {
+    name: provider.name,
+    calls: 0,
+    charge(request) {
+      this.calls++;
+      return provider.charge(request);
+    },
+  };
+}
+
 function worker() {
   const store = new PostgresIdempotencyStore(testPrisma(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
-  const endpoint = checkoutEndpoint({ store, provider: new SimulatedPaymentProvider() }) as IdempotentEndpoint<unknown, Transaction>;
+  const provider = countingProvider();
+  const endpoint = checkoutEndpoint({ store, provider }) as IdempotentEndpoint<unknown, Transaction>;
   return {
     store,
+    provider,
     runOnce: () =>
       recoverAbandonedKeys({ store, endpointFor: (method, path) => (method === "POST" && path === "/api/orders" ? endpoint : undefined), batchSize: 1000 }),
   };
@@ -36,17 +59,117 @@ describe("the recovery worker", () => {
     expect(await keyRow(shopper.id, key)).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
 
     await expireLease(shopper.id, key);
-    const report = await worker().runOnce();
+    const recovering = worker();
+    const report = await recovering.runOnce();
     expect(report.completed).toBeGreaterThanOrEqual(1);
     const row = await keyRow(shopper.id, key);
     expect(row).toMatchObject({ state: "complete", response_status: 201 });
     expect(await countRows("orders", shopper.id)).toBe(1);
     expect(await countRows("payments", shopper.id)).toBe(1);
+    // The worker asked the provider again (nothing recorded its answer), and got the first charge back.
+    expect(recovering.provider.calls).toBe(1);
+    const ledger = await ledgerFor({ url: inject("paymentSimulatorUrl") }, { idempotencyKey: paymentProviderKey(shopper.id, row!.id) });
+    expect(ledger.charges).toHaveLength(1);
+    expect(row!.response_body).toMatchObject({ payment: { id: ledger.payment_intents[0]?.id } });
 
     const retry = await postOrder({ token: shopper.token, key, body });
     expect(retry.response.status).toBe(201);
     expect(retry.response.headers.get("idempotent-replayed")).toBe("true");
     expect(JSON.parse(retry.text)).toEqual(row!.response_body);
+  });
+
+  it("finishes a request that died after the charge was recorded from the stored result, without asking the provider again", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = cartBody();
+    // The order transaction fails: the provider's answer is already stored with the key.
+    expect((await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "before-commit" } })).response.status).toBe(500);
+    const died = await keyRow(shopper.id, key);
+    expect(died).toMatchObject({ state: "in_flight", recovery_point: "charged", side_effect_result: { status: "succeeded" } });
+    expect(await countRows("orders", shopper.id)).toBe(0);
+
+    await expireLease(shopper.id, key);
+    const recovering = worker();
+    expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
+    expect(recovering.provider.calls).toBe(0);
+    expect(await countRows("orders", shopper.id)).toBe(1);
+    const row = await keyRow(shopper.id, key);
+    expect(row).toMatchObject({ state: "complete", response_status: 201, response_body: { payment: { id: (died!.side_effect_result as { providerPaymentId: string }).providerPaymentId } } });
+    const ledger = await ledgerFor({ url: inject("paymentSimulatorUrl") }, { idempotencyKey: paymentProviderKey(shopper.id, died!.id) });
+    expect(ledger.charges).toHaveLength(1);
+  });
+
+  it("finishes a declined charge that died before its commit as the stored 402, without asking the provider again", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = cartBody({ paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" });
+    expect((await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "before-commit" } })).response.status).toBe(500);
+    expect(await keyRow(shopper.id, key)).toMatchObject({ recovery_point: "charged", side_effect_result: { status: "declined", declineCode: "insufficient_funds" } });
+
+    await expireLease(shopper.id, key);
+    const recovering = worker();
+    expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
+    expect(recovering.provider.calls).toBe(0);
+    expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete", response_status: 402, response_body: { declineCode: "insufficient_funds" } });
+    expect(await countRows("orders", shopper.id)).toBe(0);
+    const { rows } = await testDb().query(`SELECT status::text, decline_code FROM payments WHERE account_id = $1`, [shopper.id]);
+    expect(rows).toEqual([{ status: "declined", decline_code: "insufficient_funds" }]);
+
+    const retry = await postOrder({ token: shopper.token, key, body });
+    expect(retry.response.status).toBe(402);
+    expect(retry.response.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("resumes with the cart priced when the charge began, even if prices changed since: same provider parameters, one charge, the charged amount recorded", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = cartBody();
+    const first = await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "after-charge" } });
+    expect(first.response.status).toBe(500);
+    const died = await keyRow(shopper.id, key);
+    const chargedTotal = (died!.side_effect_request as { total: number }).total;
+
+    // A deploy raised every price while the key was in flight.
+    const repriced = worker();
+    const checkout = checkoutEndpoint({ store: repriced.store, provider: repriced.provider });
+    const raisePrices: typeof checkout.parseBody = (json) => {
+      const parsed = checkout.parseBody(json);
+      if (parsed.ok) parsed.body = { ...parsed.body, total: parsed.body.total + 500, lines: parsed.body.lines.map((line) => ({ ...line, amount: line.amount + 500 })) };
+      return parsed;
+    };
+    const endpoint = { ...checkout, parseBody: raisePrices } as IdempotentEndpoint<unknown, Transaction>;
+    await expireLease(shopper.id, key);
+    const report = await recoverAbandonedKeys({ store: repriced.store, endpointFor: () => endpoint, batchSize: 1000 });
+
+    expect(report.completed).toBeGreaterThanOrEqual(1);
+    expect(repriced.provider.calls).toBe(1);
+    const ledger = await ledgerFor({ url: inject("paymentSimulatorUrl") }, { idempotencyKey: paymentProviderKey(shopper.id, died!.id) });
+    expect(ledger.payment_intents.map((intent) => intent.amount)).toEqual([chargedTotal]);
+    expect(ledger.charges).toHaveLength(1);
+    const { rows } = await testDb().query(`SELECT total_amount FROM orders WHERE account_id = $1`, [shopper.id]);
+    expect(rows).toEqual([{ total_amount: chargedTotal }]);
+  });
+
+  it("keeps a resumed key in flight when the provider refuses the repeat, since the first attempt's charge may exist; a later run finishes it once", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    expect((await postOrder({ token: shopper.token, key, headers: { "OncePay-Fault": "after-charge" } })).response.status).toBe(500);
+    await expireLease(shopper.id, key);
+
+    // The provider's credentials broke meanwhile: every call is refused (401).
+    const store = new PostgresIdempotencyStore(testPrisma(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
+    const refusing = checkoutEndpoint({ store, provider: new StripePaymentProvider({ secretKey: "sk_test_not-a-valid-key!", simulatorUrl: inject("paymentSimulatorUrl") }) });
+    const report = await recoverAbandonedKeys({ store, endpointFor: () => refusing as IdempotentEndpoint<unknown, Transaction>, batchSize: 1000 });
+    expect(report.failed).toBeGreaterThanOrEqual(1);
+    const kept = await keyRow(shopper.id, key);
+    expect(kept).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+    expect(kept!.lease_expires_at!.getTime()).toBeLessThanOrEqual(Date.now());
+
+    const recovering = worker();
+    expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
+    expect(await keyRow(shopper.id, key)).toMatchObject({ id: kept!.id, state: "complete", response_status: 201 });
+    expect((await ledgerFor({ url: inject("paymentSimulatorUrl") }, { idempotencyKey: paymentProviderKey(shopper.id, kept!.id) })).charges).toHaveLength(1);
+    expect(await countRows("orders", shopper.id)).toBe(1);
   });
 
   it("releases a key whose attempt died before charging, so a retry runs afresh", async () => {

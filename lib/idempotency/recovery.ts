@@ -1,6 +1,7 @@
 import { errorFields, log } from "@/lib/log";
 import { resumeAbandoned, type IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import type { PostgresIdempotencyStore, Transaction } from "@/lib/idempotency/postgres-store";
+import type { AbandonedKey, Claim } from "@/lib/idempotency/store";
 
 /**
  * The recovery worker: finds keys whose attempt died while holding them (the
@@ -9,8 +10,10 @@ import type { PostgresIdempotencyStore, Transaction } from "@/lib/idempotency/po
  * retries.
  *
  * - claimed: nothing was charged yet, so the key is released; a retry runs afresh.
- * - payment_started: the charge may have happened; the request is resumed from
- *   its stored body (the provider call is idempotent) and completed.
+ * - payment_started: the charge may have happened; the request is resumed
+ *   with the cart stored when the charge began (the provider call carries the
+ *   same provider key, so it returns the first charge) and completed.
+ * - charged: the provider's answer is stored; the order is written from it.
  *
  * Safe with several app instances: each key is taken over by a conditional
  * UPDATE, so one instance wins it and the others skip it.
@@ -39,21 +42,10 @@ export async function recoverAbandonedKeys({ store, endpointFor, batchSize }: Re
       report.skipped++; // a retry or another instance got there first
       continue;
     }
-    if (claim.recoveryPoint === "claimed") {
-      await store.releaseKey(claim);
-      report.released++;
-      continue;
-    }
-    const endpoint = endpointFor(abandoned.method, abandoned.path);
-    if (!endpoint) {
-      log.error("recovery.unknown_endpoint", { keyId: abandoned.keyId, method: abandoned.method, path: abandoned.path });
-      report.failed++;
-      continue;
-    }
+    // One key's trouble (the database blinked, the provider is down) must not
+    // end the run: the key keeps its place and the next run tries again.
     try {
-      const outcome = await resumeAbandoned(endpoint, claim, abandoned);
-      if (outcome.kind === "completed") report.completed++;
-      else report.failed++;
+      report[await recoverKey({ store, endpointFor }, claim, abandoned)]++;
     } catch (error) {
       log.error("recovery.resume_failed", { keyId: abandoned.keyId, ...errorFields(error) });
       report.failed++;
@@ -61,4 +53,23 @@ export async function recoverAbandonedKeys({ store, endpointFor, batchSize }: Re
   }
   if (report.examined > 0) log.info("recovery.run", { ...report });
   return report;
+}
+
+/** Releases (before the charge) or finishes (after it) one key this worker has taken over. */
+async function recoverKey(
+  { store, endpointFor }: Pick<RecoveryDeps, "store" | "endpointFor">,
+  claim: Claim,
+  abandoned: AbandonedKey,
+): Promise<"released" | "completed" | "failed"> {
+  if (claim.recoveryPoint === "claimed") {
+    await store.releaseKey(claim);
+    return "released";
+  }
+  const endpoint = endpointFor(abandoned.method, abandoned.path);
+  if (!endpoint) {
+    log.error("recovery.unknown_endpoint", { keyId: abandoned.keyId, method: abandoned.method, path: abandoned.path });
+    return "failed";
+  }
+  const outcome = await resumeAbandoned(endpoint, claim, abandoned);
+  return outcome.kind === "completed" ? "completed" : "failed";
 }

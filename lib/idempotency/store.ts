@@ -16,7 +16,13 @@ export interface ClaimRequest {
   body: unknown;
 }
 
-export type RecoveryPoint = "claimed" | "payment_started" | "finished";
+/**
+ * How far an in-flight request got, as in brandur's rocket-rides-atomic:
+ * claimed (nothing done yet), payment_started (the side effect was asked
+ * for; it may or may not have happened), charged (it answered, and its
+ * result is stored with the key), finished (the key is complete).
+ */
+export type RecoveryPoint = "claimed" | "payment_started" | "charged" | "finished";
 
 /** Proof that this attempt holds the key: the lease owner is checked on every write. */
 export interface Claim {
@@ -25,6 +31,10 @@ export interface Claim {
   recoveryPoint: RecoveryPoint;
   /** True when this attempt took the key over from one whose lease expired. */
   tookOver: boolean;
+  /** From `payment_started` on: what the side effect was asked to do, so a resumed request repeats exactly that. */
+  sideEffectRequest?: unknown;
+  /** At `charged`: what the side effect returned, so a resumed request need not repeat it. */
+  sideEffectResult?: unknown;
 }
 
 export type ClaimResult =
@@ -47,8 +57,21 @@ export interface IdempotencyStore<Tx> {
   claimKey(request: ClaimRequest): Promise<ClaimResult>;
   /** Takes over an in-flight key whose lease expired; undefined if someone else won or it finished. */
   takeOverKey(keyId: string): Promise<Claim | undefined>;
-  /** Records that the side effect is about to start; throws LeaseLostError if the key is no longer ours. */
-  markSideEffectStarted(claim: Claim): Promise<void>;
+  /**
+   * Records that the side effect is about to start and what it will be asked
+   * to do, and renews the lease, so the side effect gets a whole lease however
+   * long the attempt took to get here. Throws LeaseLostError if the key is no
+   * longer ours.
+   */
+  markSideEffectStarted(claim: Claim, request: unknown): Promise<void>;
+  /** Keeps the side effect's result with the key (recovery point `charged`); throws LeaseLostError if the key is no longer ours. */
+  recordSideEffectResult(claim: Claim, result: unknown): Promise<void>;
+  /**
+   * Ends our lease now but keeps the key in flight at its recovery point:
+   * this attempt has stopped, so the next retry (or the recovery worker) may
+   * take the key over and resume it at once instead of waiting out the lease.
+   */
+  endLease(claim: Claim): Promise<void>;
   /** Runs `work` and marks the key complete with its response in ONE transaction. */
   completeKey(claim: Claim, work: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
   /** Deletes our claim so a retry with the same key runs afresh. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { BodyParseResult } from "@/lib/idempotency/idempotent-endpoint";
-import { CATALOG, findProduct, type Product } from "@/lib/orders/catalog";
+import { CATALOG, findProduct, productSchema, type Product } from "@/lib/orders/catalog";
 import { DEFAULT_PAYMENT_METHOD, TEST_PAYMENT_METHODS, type TestPaymentMethod } from "@/lib/payments/provider";
 
 // A generous cart, but bounded: the body is stored and fingerprinted.
@@ -36,6 +36,24 @@ export interface PricedCart {
   total: number;
   paymentMethod: TestPaymentMethod;
 }
+
+/**
+ * A priced cart as the checkout stores it with its key when the charge
+ * begins, read back by whoever resumes the request.
+ */
+export const pricedCartSchema: z.ZodType<PricedCart> = z.object({
+  cartId: z.string(),
+  lines: z.array(
+    z.object({
+      product: productSchema,
+      quantity: z.number().int().min(1),
+      amount: z.number().int(),
+    }),
+  ),
+  currency: z.string(),
+  total: z.number().int(),
+  paymentMethod: z.enum(TEST_PAYMENT_METHODS),
+});
 
 /** Validates a checkout body and prices it from our own catalog. */
 export function parseCheckoutRequest(json: unknown): BodyParseResult<PricedCart> {

@@ -1,16 +1,19 @@
+import { z } from "zod";
+
 /**
  * What the shop sells. The server prices every cart from this list and never
  * trusts an amount sent by a client. Amounts are in the currency's minor unit
  * (cents), as payment providers expect.
  */
-export interface Product {
-  sku: string;
-  name: string;
-  description: string;
-  unitAmount: number;
-  currency: "usd";
-  image: string;
-}
+export const productSchema = z.object({
+  sku: z.string(),
+  name: z.string(),
+  description: z.string(),
+  unitAmount: z.number().int(),
+  currency: z.literal("usd"),
+  image: z.string(),
+});
+export type Product = z.infer<typeof productSchema>;
 
 export const CATALOG: readonly Product[] = [
   {

@@ -29,7 +29,7 @@ export async function rowCountsIn(databaseUrl: string, accountId: string): Promi
 export async function keyRowIn(databaseUrl: string, accountId: string, key: string) {
   return withClient(databaseUrl, async (client) => {
     const { rows } = await client.query(
-      `SELECT state::text, recovery_point::text, response_status FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
+      `SELECT id, state::text, recovery_point::text, response_status FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
       [accountId, key],
     );
     return rows[0];

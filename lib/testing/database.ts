@@ -42,12 +42,14 @@ export interface KeyRow {
   fingerprint: string;
   response_status: number | null;
   response_body: unknown;
+  side_effect_request: unknown;
+  side_effect_result: unknown;
   lease_expires_at: Date | null;
 }
 
 export async function keyRow(accountId: string, key: string): Promise<KeyRow | undefined> {
   const { rows } = await testDb().query<KeyRow>(
-    `SELECT id, state::text, recovery_point::text, fingerprint, response_status, response_body, lease_expires_at
+    `SELECT id, state::text, recovery_point::text, fingerprint, response_status, response_body, side_effect_request, side_effect_result, lease_expires_at
        FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
     [accountId, key],
   );

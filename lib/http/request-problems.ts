@@ -1,0 +1,34 @@
+import { problemResponse, problemType } from "@/lib/http/problem";
+
+/**
+ * Problems with the request itself, before any endpoint logic runs: who sent
+ * it and whether its body can be read. They mean the same on every endpoint,
+ * keyed or not, so they are defined once here; the idempotency layer's
+ * outcome table takes these rows as they are, and endpoints outside it (the
+ * demo settings, the lab) answer with them directly.
+ */
+export const REQUEST_PROBLEMS = {
+  "unauthenticated": { status: 401, slug: "unauthenticated", title: "Authentication required" },
+  "unsupported-media-type": { status: 415, slug: "unsupported-media-type", title: "Unsupported media type" },
+  "body-too-large": { status: 413, slug: "body-too-large", title: "Request body too large" },
+  "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },
+  "invalid-body": { status: 400, slug: "invalid-body", title: "Invalid request body" },
+} as const satisfies Record<string, { status: number; slug: string; title: string }>;
+
+export type RequestProblemKind = keyof typeof REQUEST_PROBLEMS;
+
+/** Sent with every 401 (RFC 9110 requires a challenge). */
+export const WWW_AUTHENTICATE = 'Bearer realm="oncepay"';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export function requestProblemResponse(kind: Exclude<RequestProblemKind, "invalid-body">, detail: string): Response;
+export function requestProblemResponse(kind: "invalid-body", detail: string, errors: FieldError[]): Response;
+export function requestProblemResponse(kind: RequestProblemKind, detail: string, errors?: FieldError[]): Response {
+  const { status, slug, title } = REQUEST_PROBLEMS[kind];
+  const headers: Record<string, string> = kind === "unauthenticated" ? { "WWW-Authenticate": WWW_AUTHENTICATE } : {};
+  return problemResponse({ type: problemType(slug), title, status, detail, ...(errors && { errors }) }, headers);
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
+import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
+import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
+import type { Claim, ClaimRequest } from "@/lib/idempotency/store";
+import { createAccount } from "@/lib/testing/api-client";
+import { closeTestDb, expireKey, expireLease, keyRow, testDb, testPrisma } from "@/lib/testing/database";
+
+/**
+ * The store's rules about time, on the database under test: how long an
+ * attempt holds a key, and when an old key may be started afresh.
+ */
+afterAll(closeTestDb);
+
+const LEASE_SECONDS = 30;
+const store = () => new PostgresIdempotencyStore(testPrisma(), { leaseSeconds: LEASE_SECONDS, ttlSeconds: 24 * 60 * 60 });
+
+async function claimFresh(accountId: string, key = randomUUID()): Promise<{ request: ClaimRequest; claim: Claim }> {
+  const request: ClaimRequest = { accountId, key, method: "POST", path: "/api/orders", fingerprint: "f".repeat(64), body: { cartId: "c" } };
+  const result = await store().claimKey(request);
+  if (result.kind !== "claimed") throw new Error(`expected a claim, got ${result.kind}`);
+  return { request, claim: result.claim };
+}
+
+/** Pretends the attempt spent most of its lease before getting to the charge. */
+async function leaveSecondsOfLease(accountId: string, key: string, seconds: number) {
+  await testDb().query(
+    `UPDATE idempotency_keys SET lease_expires_at = now() + make_interval(secs => $3) WHERE account_id = $1 AND idem_key = $2`,
+    [accountId, key, seconds],
+  );
+}
+
+describe("the lease", () => {
+  it("is renewed when the side effect begins, so the charge gets a whole lease however long the attempt took to get there", async () => {
+    const shopper = await createAccount();
+    const { request, claim } = await claimFresh(shopper.id);
+    await leaveSecondsOfLease(shopper.id, request.key, 1);
+
+    await store().markSideEffectStarted(claim, { total: 1800 });
+
+    const row = await keyRow(shopper.id, request.key);
+    expect(row).toMatchObject({ recovery_point: "payment_started", side_effect_request: { total: 1800 } });
+    expect(row!.lease_expires_at!.getTime() - Date.now()).toBeGreaterThan((LEASE_SECONDS - 5) * 1000);
+  });
+});
+
+describe("a claim over a key past its TTL", () => {
+  it("starts a complete key afresh, as a new row", async () => {
+    const shopper = await createAccount();
+    const { request, claim } = await claimFresh(shopper.id);
+    await store().completeKey(claim, async () => ({ status: 201, headers: {}, body: { ok: true } }));
+    await expireKey(shopper.id, request.key);
+
+    const again = await store().claimKey(request);
+    expect(again).toMatchObject({ kind: "claimed", claim: { recoveryPoint: "claimed", tookOver: false } });
+    expect(again.kind === "claimed" && again.claim.keyId).not.toBe(claim.keyId);
+  });
+
+  it("takes over, rather than deletes, an abandoned key whose payment began: the same row, so the same provider key and no second charge", async () => {
+    const shopper = await createAccount();
+    const { request, claim } = await claimFresh(shopper.id);
+    await store().markSideEffectStarted(claim, { total: 1800 });
+    await expireKey(shopper.id, request.key);
+    await expireLease(shopper.id, request.key);
+
+    const again = await store().claimKey(request);
+    expect(again).toMatchObject({
+      kind: "claimed",
+      claim: { keyId: claim.keyId, recoveryPoint: "payment_started", tookOver: true, sideEffectRequest: { total: 1800 } },
+    });
+  });
+
+  it("answers 409 while the attempt that holds it is still running, and leaves it alone", async () => {
+    const shopper = await createAccount();
+    const { request, claim } = await claimFresh(shopper.id);
+    await expireKey(shopper.id, request.key);
+
+    expect(await store().claimKey(request)).toMatchObject({ kind: "in-flight" });
+    expect(await keyRow(shopper.id, request.key)).toMatchObject({ id: claim.keyId, state: "in_flight" });
+  });
+});
+
+describe("a key sent to another endpoint", () => {
+  it("is refused as a mismatch (422), even with the same body: the fingerprint covers the method and path", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = { cartId: "c", items: [{ sku: "mug-ceramic-350", quantity: 1 }] };
+    const at = (method: string, path: string): ClaimRequest => ({ accountId: shopper.id, key, method, path, fingerprint: fingerprintRequest(method, path, body), body });
+    const first = await store().claimKey(at("POST", "/api/orders"));
+    if (first.kind !== "claimed") throw new Error(`expected a claim, got ${first.kind}`);
+    await store().completeKey(first.claim, async () => ({ status: 201, headers: {}, body: { ok: true } }));
+
+    expect(await store().claimKey(at("POST", "/api/refunds"))).toEqual({ kind: "fingerprint-mismatch" });
+    expect(await store().claimKey(at("PATCH", "/api/orders"))).toEqual({ kind: "fingerprint-mismatch" });
+    expect(await store().claimKey(at("POST", "/api/orders"))).toMatchObject({ kind: "replay", stored: { status: 201 } });
+  });
+});
