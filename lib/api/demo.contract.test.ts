@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { baseUrl, cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { setDemoSettings } from "@/lib/testing/api-client-demo";
-import { closeTestDb, countRows } from "@/lib/testing/database";
+import { postUnsafeOrder, setDemoSettings } from "@/lib/testing/api-client-demo";
+import { closeTestDb, countRows, keyRow } from "@/lib/testing/database";
 
 /**
  * The demo faults over real HTTP: each is switched on per account and makes
@@ -67,7 +67,8 @@ describe("slow network", () => {
     const body = cartBody();
 
     const first = postOrder({ token: shopper.token, key, body });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The first attempt has claimed the key and is being held before the charge.
+    await expect.poll(() => keyRow(shopper.id, key)).toMatchObject({ state: "in_flight", recovery_point: "claimed", response_status: null });
     const overlapping = await postOrder({ token: shopper.token, key, body });
     expect(overlapping.response.status).toBe(409);
     expect(overlapping.response.headers.get("retry-after")).toBe("1");
@@ -85,17 +86,39 @@ describe("the lab's keyless checkout (broken on purpose)", () => {
   it("charges twice when a lost response is retried", async () => {
     const shopper = await createAccount();
     await setDemoSettings(shopper.token, { networkDelayMs: 0, loseResponse: true });
-    const send = () =>
-      fetch(`${baseUrl()}/api/lab/unsafe-orders`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${shopper.token}`, "Content-Type": "application/json" },
-        body: JSON.stringify(cartBody({ cartId: "same-cart" })),
-      });
+    const send = () => postUnsafeOrder({ token: shopper.token, body: cartBody({ cartId: "same-cart" }) });
 
-    await expect(send()).rejects.toThrow(TypeError);
+    // The headers arrive, then the body breaks off: the answer is lost.
+    await expect(send().then((response) => response.text())).rejects.toThrow(TypeError);
     const retry = await send();
     expect(retry.status).toBe(201);
     expect(await countRows("orders", shopper.id)).toBe(2);
     expect(await countRows("payments", shopper.id)).toBe(2);
+  });
+
+  it("answers with the same problems as every endpoint: 401 with a challenge, 400 naming the field", async () => {
+    const unauthenticated = await postUnsafeOrder({ body: cartBody() });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    expect(await unauthenticated.json()).toMatchObject({ type: "urn:oncepay:problem:unauthenticated", status: 401 });
+
+    const shopper = await createAccount();
+    const invalid = await postUnsafeOrder({ token: shopper.token, body: cartBody({ items: [{ sku: "mug-ceramic-350", quantity: 0 }] }) });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get("content-type")).toBe("application/problem+json");
+    const problem = await invalid.json();
+    expect(problem).toMatchObject({ type: "urn:oncepay:problem:invalid-body", status: 400 });
+    expect(problem.errors.map((error: { path: string }) => error.path)).toContain("items.0.quantity");
+    expect(await countRows("payments", shopper.id)).toBe(0);
+  });
+
+  it("answers a declined card with a 402 problem+json, as the real endpoint does", async () => {
+    const shopper = await createAccount();
+    const declined = await postUnsafeOrder({ token: shopper.token, body: cartBody({ paymentMethod: "pm_card_chargeDeclined" }) });
+    expect(declined.status).toBe(402);
+    expect(declined.headers.get("content-type")).toBe("application/problem+json");
+    expect(await declined.json()).toMatchObject({ type: "urn:oncepay:problem:payment-declined", declineCode: "generic_decline" });
+    expect(await countRows("orders", shopper.id)).toBe(0);
+    expect(await countRows("payments", shopper.id)).toBe(1);
   });
 });

@@ -1,16 +1,15 @@
 import { authenticate } from "@/lib/auth/accounts";
-import { demoFaultsEnabled, demoSettingsFor, demoSettingsSchema, saveDemoSettings } from "@/lib/demo/settings";
+import { demoFaultsDisabledResponse, demoFaultsEnabled, demoSettingsFor, demoSettingsSchema, saveDemoSettings } from "@/lib/demo/settings";
 import { jsonResponse } from "@/lib/http/json";
-import { problemResponse, problemType } from "@/lib/http/problem";
 import { readJsonBody } from "@/lib/http/request-body";
-import { outcomeToResponse } from "@/lib/idempotency/outcomes";
+import { requestProblemResponse } from "@/lib/http/request-problems";
 import { getServices } from "@/lib/services";
 
 /** GET /api/demo/settings: this account's demo faults, and whether the server allows any. */
 export async function getDemoSettings(request: Request): Promise<Response> {
   const { db } = getServices();
   const auth = await authenticate(db, request);
-  if (!auth.ok) return outcomeToResponse({ kind: "unauthenticated", detail: auth.detail });
+  if (!auth.ok) return requestProblemResponse("unauthenticated", auth.detail);
   const settings = await demoSettingsFor(db, auth.caller.accountId);
   return jsonResponse(200, { faultsEnabled: demoFaultsEnabled(), ...settings }, { "Cache-Control": "no-store" });
 }
@@ -19,21 +18,16 @@ export async function getDemoSettings(request: Request): Promise<Response> {
 export async function putDemoSettings(request: Request): Promise<Response> {
   const { db } = getServices();
   const auth = await authenticate(db, request);
-  if (!auth.ok) return outcomeToResponse({ kind: "unauthenticated", detail: auth.detail });
+  if (!auth.ok) return requestProblemResponse("unauthenticated", auth.detail);
   if (!demoFaultsEnabled()) {
-    return problemResponse({
-      type: problemType("demo-faults-disabled"),
-      title: "Demo faults are disabled",
-      status: 403,
-      detail: "This server was started without DEMO_FAULTS=on, so server-side demo faults cannot be switched on.",
-    });
+    return demoFaultsDisabledResponse("This server was started without DEMO_FAULTS=on, so server-side demo faults cannot be switched on.");
   }
   const read = await readJsonBody(request);
-  if (!read.ok) return outcomeToResponse({ kind: read.reason, detail: read.detail });
+  if (!read.ok) return requestProblemResponse(read.reason, read.detail);
   const parsed = demoSettingsSchema.safeParse(read.json);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    return outcomeToResponse({ kind: "invalid-body", detail: errors.map((e) => `${e.path}: ${e.message}`).join("; "), errors });
+    return requestProblemResponse("invalid-body", errors.map((e) => `${e.path}: ${e.message}`).join("; "), errors);
   }
   const saved = await saveDemoSettings(db, auth.caller.accountId, parsed.data);
   return jsonResponse(200, { faultsEnabled: true, ...saved }, { "Cache-Control": "no-store" });

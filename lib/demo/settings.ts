@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { serverEnv } from "@/lib/env";
+import { problemResponse, problemType } from "@/lib/http/problem";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 
 /**
@@ -31,6 +32,15 @@ export const NO_DEMO_FAULTS: DemoSettings = Object.freeze({ networkDelayMs: 0, l
 
 export function demoFaultsEnabled(): boolean {
   return serverEnv().DEMO_FAULTS === "on";
+}
+
+/**
+ * The 403 of every demo-fault endpoint on a server started without
+ * DEMO_FAULTS=on: one problem type, so a client can tell "demo faults are
+ * off here" from any other refusal. `detail` says what was refused.
+ */
+export function demoFaultsDisabledResponse(detail: string): Response {
+  return problemResponse({ type: problemType("demo-faults-disabled"), title: "Demo faults are disabled", status: 403, detail });
 }
 
 /** The account's settings; always none when demo faults are off (no database read then). */

@@ -1,0 +1,81 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cartBody, createAccount, postOrder, type ApiAccount } from "@/lib/testing/api-client";
+import { postUnsafeOrder, setDemoSettings } from "@/lib/testing/api-client-demo";
+import { startAppServer, type AppServer } from "@/lib/testing/app-server";
+import { rowCountsIn } from "@/lib/testing/crash-database";
+
+/**
+ * A server started with DEMO_FAULTS=off, the default wherever DATABASE_URL is
+ * set: no demo fault can be switched on or fire, whatever an account's stored
+ * settings say, and the lab's keyless checkout charges nothing. The shared
+ * test app runs with faults on, so this file starts one app of its own.
+ */
+let server: AppServer;
+let db: pg.Pool;
+
+beforeAll(async () => {
+  server = await startAppServer({ env: { DEMO_FAULTS: "off" } });
+  db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
+});
+
+afterAll(async () => {
+  await db?.end();
+  await server?.stop();
+});
+
+const demoFaultsDisabled = { type: "urn:oncepay:problem:demo-faults-disabled", title: "Demo faults are disabled", status: 403 };
+
+async function getSettings(account: ApiAccount) {
+  const response = await fetch(`${server.baseUrl}/api/demo/settings`, { headers: { Authorization: `Bearer ${account.token}` } });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Payment intents in the payment simulator's ledger (all accounts): unchanged means nothing was charged. */
+async function chargesAtProvider(): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_simulator.payment_intents`);
+  return rows[0]!.n;
+}
+
+describe("a server with DEMO_FAULTS=off", () => {
+  it("refuses to switch demo faults on, and says they are off", async () => {
+    const account = await createAccount(server.baseUrl);
+    const put = await setDemoSettings(account.token, { networkDelayMs: 1000, loseResponse: true }, server.baseUrl);
+    expect(put.status).toBe(403);
+    expect(put.headers.get("content-type")).toBe("application/problem+json");
+    expect(await put.json()).toMatchObject(demoFaultsDisabled);
+
+    expect(await getSettings(account)).toEqual({ status: 200, body: { faultsEnabled: false, networkDelayMs: 0, loseResponse: false } });
+  });
+
+  it("refuses the lab's keyless checkout with the same 403, before charging anything", async () => {
+    const account = await createAccount(server.baseUrl);
+    const chargesBefore = await chargesAtProvider();
+
+    const response = await postUnsafeOrder({ token: account.token, body: cartBody(), baseUrl: server.baseUrl });
+    expect(response.status).toBe(403);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(await response.json()).toMatchObject({ ...demoFaultsDisabled, detail: expect.stringContaining("keyless checkout") });
+
+    expect(await rowCountsIn(server.databaseUrl, account.id)).toEqual({ orders: 0, payments: 0 });
+    expect(await chargesAtProvider()).toBe(chargesBefore);
+  });
+
+  it("ignores an account's stored lost-response setting: the checkout is answered and the setting is untouched", async () => {
+    const account = await createAccount(server.baseUrl);
+    // Stored while faults were on, say; the API cannot write it now.
+    await db.query(`INSERT INTO demo_settings (account_id, network_delay_ms, lose_response, updated_at) VALUES ($1, 0, true, now())`, [account.id]);
+    const readSetting = async () =>
+      (await db.query(`SELECT lose_response, updated_at FROM demo_settings WHERE account_id = $1`, [account.id])).rows[0];
+    const before = await readSetting();
+    expect(before.lose_response).toBe(true);
+
+    const { response, text } = await postOrder({ token: account.token, key: randomUUID(), body: cartBody(), baseUrl: server.baseUrl });
+    expect(response.status).toBe(201);
+    expect(JSON.parse(text)).toMatchObject({ object: "order", status: "paid" });
+
+    expect(await rowCountsIn(server.databaseUrl, account.id)).toEqual({ orders: 1, payments: 1 });
+    expect(await readSetting()).toEqual(before);
+  });
+});

@@ -1,0 +1,44 @@
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The lab must share no code path with the idempotency layer (DESIGN.md).
+ * An ESLint rule enforces it; this proves the rule is there and covers both
+ * import styles, so deleting it from eslint.config.mjs fails a test, not
+ * only a review.
+ */
+async function restrictedImportsIn(filePath: string, source: string): Promise<string[]> {
+  const [result] = await new ESLint().lintText(source, { filePath });
+  return (result?.messages ?? []).filter((message) => message.ruleId === "no-restricted-imports").map((message) => message.message);
+}
+
+describe("lib/lab's import boundary", () => {
+  it("refuses any import from the idempotency layer, with the reason", async () => {
+    const source = [
+      'import { outcomeToResponse } from "@/lib/idempotency/outcomes";',
+      'import type { StoredResponse } from "../idempotency/stored-response";',
+      "export const used = [outcomeToResponse, {} as StoredResponse];",
+      "",
+    ].join("\n");
+    const messages = await restrictedImportsIn("lib/lab/example.ts", source);
+    expect(messages).toHaveLength(2);
+    expect(messages[0]).toContain("must share no code path with the idempotency layer");
+  });
+
+  it("allows what the lab shares on purpose: pricing, order writing, the provider and lib/http", async () => {
+    const source = [
+      'import { parseCheckoutRequest } from "@/lib/orders/cart";',
+      'import { recordPaidOrder } from "@/lib/orders/record";',
+      'import { getServices } from "@/lib/services";',
+      'import { jsonResponse } from "@/lib/http/json";',
+      "export const used = [parseCheckoutRequest, recordPaidOrder, getServices, jsonResponse];",
+      "",
+    ].join("\n");
+    expect(await restrictedImportsIn("lib/lab/example.ts", source)).toEqual([]);
+  });
+
+  it("applies to lib/lab only: the real endpoint uses the idempotency layer", async () => {
+    const source = 'import { outcomeToResponse } from "@/lib/idempotency/outcomes";\nexport const used = outcomeToResponse;\n';
+    expect(await restrictedImportsIn("lib/api/example.ts", source)).toEqual([]);
+  });
+});
