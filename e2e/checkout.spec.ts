@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { accountIdOf, closeDatabase, ordersOf, paymentsOf } from "./support/database";
+import { accountIdOf, closeDatabase, idempotencyKeysOf, ordersOf, paymentsOf } from "./support/database";
 
 test.afterAll(closeDatabase);
 
@@ -45,7 +45,11 @@ test("a real double-click on Pay makes one order", async ({ page, context }, tes
   await page.screenshot({ path: testInfo.outputPath("double-click.png"), fullPage: true });
 });
 
-test("a declined card shows why, keeps the cart, and a second card pays once", async ({ page, context }, testInfo) => {
+test("a declined card shows why, keeps the cart, and a second card pays once, under a new key", async ({ page, context }, testInfo) => {
+  const keys: (string | null)[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "POST" && request.url().endsWith("/api/orders")) keys.push(request.headers()["idempotency-key"] ?? null);
+  });
   await page.goto("/");
   await page.getByRole("button", { name: "Add Paper Filters to cart" }).click();
   await page.getByLabel(/payment method/i).selectOption("pm_card_chargeDeclined");
@@ -61,5 +65,16 @@ test("a declined card shows why, keeps the cart, and a second card pays once", a
   await page.getByLabel(/payment method/i).selectOption("pm_card_visa");
   await page.getByRole("button", { name: /^Pay/ }).click();
   await expect(page.getByTestId("order-confirmation")).toBeVisible();
-  expect(await ordersOf(accountId)).toHaveLength(1);
+  const orders = await ordersOf(accountId);
+  expect(orders).toHaveLength(1);
+
+  // The decline ended its intent (the server stored the 402): the next Pay was a new intent with a new key.
+  expect(keys).toHaveLength(2);
+  expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/);
+  expect(keys[1]).not.toBe(keys[0]);
+  expect(await idempotencyKeysOf(accountId)).toEqual([
+    { key: keys[0], response_status: 402, order_id: null },
+    { key: keys[1], response_status: 201, order_id: orders[0]!.id },
+  ]);
 });

@@ -1,7 +1,7 @@
 import Image from "next/image";
 import type { FormEvent } from "react";
 import type { Product } from "@/lib/orders/catalog";
-import { PAYMENT_METHODS, type PaymentMethod } from "@/lib/client/checkout";
+import { PAYMENT_METHODS, type PaymentMethod } from "@/lib/client/api-types";
 import { formatMoney } from "@/components/ui/money";
 import { QuantityStepper } from "@/components/ui/QuantityStepper";
 import { BagIcon, ChevronDownIcon, LockIcon, Spinner } from "@/components/ui/icons";
@@ -16,6 +16,12 @@ interface CartPanelProps {
   total: number;
   paymentMethod: PaymentMethod;
   paying: boolean;
+  /** The button's own guard against a second submit while paying; off only in the double-click demo. */
+  guardSubmit: boolean;
+  /** The demo's broken strategy is armed: say so on the button itself. */
+  withoutKey: boolean;
+  /** Something else must finish first (a demo scenario being applied). */
+  blocked: boolean;
   onPaymentMethodChange: (method: PaymentMethod) => void;
   onQuantityChange: (sku: string, quantity: number) => void;
   onRemove: (sku: string) => void;
@@ -27,6 +33,9 @@ export function CartPanel({
   total,
   paymentMethod,
   paying,
+  guardSubmit,
+  withoutKey,
+  blocked,
   onPaymentMethodChange,
   onQuantityChange,
   onRemove,
@@ -144,9 +153,11 @@ export function CartPanel({
 
         <button
           type="submit"
-          disabled={empty || paying}
+          disabled={empty || blocked || (paying && guardSubmit)}
           aria-describedby="pay-note"
-          className="flex w-full items-center justify-center gap-2 rounded-xl bg-roast px-5 py-3.5 text-base font-semibold text-cream shadow-sm transition-colors hover:bg-espresso active:translate-y-px disabled:cursor-not-allowed disabled:bg-latte disabled:text-espresso disabled:shadow-none"
+          className={`flex w-full items-center justify-center gap-2 rounded-xl px-5 py-3.5 text-base font-semibold text-cream shadow-sm transition-colors active:translate-y-px disabled:cursor-not-allowed disabled:bg-latte disabled:text-espresso disabled:shadow-none ${
+            withoutKey ? "bg-berry hover:bg-espresso" : "bg-roast hover:bg-espresso"
+          }`}
           data-testid="pay-button"
         >
           {paying ? (
@@ -158,11 +169,16 @@ export function CartPanel({
             <>
               <LockIcon width={18} height={18} />
               Pay {formatMoney(total)}
+              {withoutKey && " without a key"}
             </>
           )}
         </button>
-        <p id="pay-note" className="text-xs leading-relaxed text-mocha">
-          One Idempotency-Key per order: however often it is sent, you are charged once.
+        <p id="pay-note" className={`text-xs leading-relaxed ${withoutKey ? "font-medium text-berry" : "text-mocha"}`}>
+          {withoutKey
+            ? "Broken strategy (demo): this payment goes to the lab endpoint with no Idempotency-Key, so a retry is a second charge."
+            : guardSubmit
+              ? "One Idempotency-Key per order: however often it is sent, you are charged once."
+              : "Double-click demo: this button stays enabled while paying. Every click of this order sends the same Idempotency-Key."}
         </p>
       </form>
     </div>

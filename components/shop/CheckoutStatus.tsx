@@ -2,14 +2,19 @@
 
 import { useEffect, useRef } from "react";
 import type { AttemptInfo } from "@/lib/client/checkout";
-import { AlertIcon, CheckIcon, Spinner } from "@/components/ui/icons";
+import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
+import { describeFailure } from "./attempt-labels";
 
 export type CheckoutPhase =
   | { kind: "idle" }
-  | { kind: "paying"; attempt: number; maxAttempts: number; retrying: boolean }
-  | { kind: "paid" }
+  /** An attempt is on the wire; attempt > 1 is a retry. `resumed`: this run picked up an intent after a reload. */
+  | { kind: "paying"; attempt: number; maxAttempts: number; resumed: boolean }
+  /** Between attempts: the wait before the next one, and why. */
+  | { kind: "waiting"; nextAttempt: number; maxAttempts: number; inMs: number; after: AttemptInfo }
+  | { kind: "paid"; replayed: boolean }
   | { kind: "declined"; detail: string }
-  | { kind: "failed"; detail: string };
+  /** outcomeUnknown: the client gave up, the payment may have gone through; paying again resends the same key. */
+  | { kind: "failed"; detail: string; outcomeUnknown: boolean };
 
 /** The words the status region announces; the e2e tests read these. */
 export function statusText(phase: CheckoutPhase): string {
@@ -17,9 +22,12 @@ export function statusText(phase: CheckoutPhase): string {
     case "idle":
       return "";
     case "paying":
-      return phase.retrying ? `Retrying (${phase.attempt} of ${phase.maxAttempts})…` : "Paying…";
+      if (phase.attempt > 1) return `Retrying (${phase.attempt} of ${phase.maxAttempts})…`;
+      return phase.resumed ? "Resuming the payment interrupted by the reload, with the same key…" : "Paying…";
+    case "waiting":
+      return `Retrying (${phase.nextAttempt} of ${phase.maxAttempts}) in ${(phase.inMs / 1000).toFixed(1)} s: ${describeFailure(phase.after)}.`;
     case "paid":
-      return "Paid";
+      return phase.replayed ? "Paid (replayed: the stored result of this key, no second charge)" : "Paid";
     case "declined":
       return `Payment declined: ${phase.detail}`;
     case "failed":
@@ -30,18 +38,13 @@ export function statusText(phase: CheckoutPhase): string {
 const tone: Record<CheckoutPhase["kind"], string> = {
   idle: "",
   paying: "bg-oat text-espresso",
+  waiting: "bg-clay-soft text-espresso",
   paid: "bg-sage-soft text-sage",
   declined: "bg-berry-soft text-berry",
   failed: "bg-berry-soft text-berry",
 };
 
-interface CheckoutStatusProps {
-  phase: CheckoutPhase;
-  idempotencyKey: string | null;
-  attempts: readonly AttemptInfo[];
-}
-
-export function CheckoutStatus({ phase, idempotencyKey, attempts }: CheckoutStatusProps) {
+export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
   const text = statusText(phase);
   const boxRef = useRef<HTMLDivElement>(null);
   const settledBadly = phase.kind === "declined" || phase.kind === "failed";
@@ -52,65 +55,43 @@ export function CheckoutStatus({ phase, idempotencyKey, attempts }: CheckoutStat
   }, [settledBadly]);
 
   return (
-    <div className="space-y-3">
-      <div ref={boxRef} className={text ? `rounded-xl ${tone[phase.kind]}` : undefined}>
-        {/* Always mounted, so that assistive technology hears every change. */}
-        <p
-          role="status"
-          aria-live="polite"
-          aria-atomic="true"
-          data-testid="checkout-status"
-          className={text ? "flex items-start gap-2 px-3.5 py-2.5 text-sm font-medium" : "sr-only"}
-        >
-          {phase.kind === "paying" && <Spinner width={18} height={18} className="mt-px shrink-0" />}
-          {phase.kind === "paid" && <CheckIcon width={18} height={18} className="mt-px shrink-0" />}
-          {settledBadly && <AlertIcon width={18} height={18} className="mt-px shrink-0" />}
-          <span>{text}</span>
-        </p>
+    <div ref={boxRef} className={text ? `rounded-xl ${tone[phase.kind]}` : undefined}>
+      {/* Always mounted, so that assistive technology hears every change. */}
+      <p
+        role="status"
+        aria-live="polite"
+        aria-atomic="true"
+        data-testid="checkout-status"
+        data-phase={phase.kind}
+        className={text ? "flex items-start gap-2 px-3.5 py-2.5 text-sm font-medium" : "sr-only"}
+      >
+        {phase.kind === "paying" && <Spinner width={18} height={18} className="mt-px shrink-0" />}
+        {phase.kind === "waiting" && <RepeatIcon width={18} height={18} className="mt-px shrink-0 text-clay" />}
+        {phase.kind === "paid" && <CheckIcon width={18} height={18} className="mt-px shrink-0" />}
+        {settledBadly && <AlertIcon width={18} height={18} className="mt-px shrink-0" />}
+        <span>{text}</span>
+      </p>
 
-        {phase.kind === "declined" && (
-          <div role="alert" data-testid="checkout-alert" className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso">
-            <strong className="font-semibold">Your cart is saved.</strong> Choose another payment method, then pay again.
-          </div>
-        )}
-        {phase.kind === "failed" && (
-          <div role="alert" data-testid="checkout-alert" className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso">
-            <strong className="font-semibold">Payment not confirmed.</strong> Paying again resends the same
-            Idempotency-Key: if the first attempt went through, you get its result, not a second charge.
-          </div>
-        )}
-      </div>
-
-      {idempotencyKey && attempts.length > 0 && (
-        <details className="rounded-xl border border-sand bg-cream px-3.5 py-2.5 text-xs text-mocha">
-          <summary className="cursor-pointer select-none font-medium text-espresso">
-            Request details ({attempts.length} {attempts.length === 1 ? "attempt" : "attempts"})
-          </summary>
-          <p className="mt-2">
-            Idempotency-Key <code className="break-all font-mono text-espresso">{idempotencyKey}</code>
-          </p>
-          <ol className="mt-2 space-y-1" aria-label="Attempts">
-            {attempts.map((attempt) => (
-              <li key={attempt.n} className="flex flex-wrap gap-x-2">
-                <span className="font-medium text-espresso">#{attempt.n}</span>
-                <span>{describeAttempt(attempt)}</span>
-                {attempt.requestId && <code className="break-all font-mono">{attempt.requestId}</code>}
-              </li>
-            ))}
-          </ol>
-        </details>
+      {phase.kind === "declined" && (
+        <div role="alert" data-testid="checkout-alert" className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso">
+          <strong className="font-semibold">Your cart is saved.</strong> Choose another payment method, then pay again.
+        </div>
+      )}
+      {phase.kind === "failed" && (
+        <div role="alert" data-testid="checkout-alert" className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso">
+          {phase.outcomeUnknown ? (
+            <>
+              <strong className="font-semibold">Payment not confirmed.</strong> Paying again resends the same
+              Idempotency-Key: if an earlier attempt went through, you get its result, not a second charge.
+            </>
+          ) : (
+            <>
+              <strong className="font-semibold">Nothing was charged.</strong> The server refused this request; sending it
+              again would not help.
+            </>
+          )}
+        </div>
       )}
     </div>
   );
-}
-
-function describeAttempt(attempt: AttemptInfo): string {
-  const { status } = attempt;
-  let what: string;
-  if (status === "network error") what = "network error";
-  else if (status === 409) what = "409 still in progress";
-  else if (status === 402) what = "402 declined";
-  else if (status >= 200 && status < 300) what = `${status} ${attempt.replayed ? "replayed" : "created"}`;
-  else what = String(status);
-  return attempt.retryInMs === null ? what : `${what}, retry in ${(attempt.retryInMs / 1000).toFixed(1)} s`;
 }

@@ -1,15 +1,15 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import type { Order } from "@/lib/client/checkout";
-import { PAYMENT_METHODS } from "@/lib/client/checkout";
+import { PAYMENT_METHODS, type Order } from "@/lib/client/api-types";
 import { formatMoney } from "@/components/ui/money";
-import { CheckIcon, KeyIcon, RepeatIcon } from "@/components/ui/icons";
+import { AlertIcon, CheckIcon, RepeatIcon } from "@/components/ui/icons";
 
 interface OrderConfirmationProps {
   order: Order;
   replayed: boolean;
-  idempotencyKey: string;
+  /** Null only when the lab's broken strategy paid without a key. */
+  idempotencyKey: string | null;
   attempts: number;
   onNewOrder: () => void;
 }
@@ -56,7 +56,7 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
         <dd className="text-espresso">{paidWith}</dd>
         <dt className="text-mocha">Requests</dt>
         <dd className="text-espresso" data-testid="order-attempts">
-          {attempts === 1 ? "1 request" : `${attempts} requests, charged once`}
+          {attempts === 1 ? "1 request" : idempotencyKey === null ? `${attempts} requests, no key` : `${attempts} requests, charged once`}
         </dd>
       </dl>
 
@@ -82,14 +82,17 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
         </p>
       )}
 
-      <div className="mt-4 rounded-xl border border-sand p-3">
-        <p className="flex items-center gap-1.5 text-xs font-medium uppercase tracking-wide text-mocha">
-          <KeyIcon width={14} height={14} /> Idempotency-Key used
+      {/* The key itself is in the attempts timeline below; here only its absence needs saying. */}
+      {idempotencyKey === null && (
+        <p className="mt-4 flex gap-2 rounded-xl bg-berry-soft p-3 text-sm text-espresso" data-testid="duplicate-warning">
+          <AlertIcon width={18} height={18} className="mt-0.5 shrink-0 text-berry" />
+          <span>
+            <strong className="font-semibold text-berry">Charged more than once.</strong> This payment was sent without an
+            Idempotency-Key, so the server could not tell the retry from a new purchase. The attempt whose answer was lost
+            was charged too: this is the bug the key prevents.
+          </span>
         </p>
-        <code className="mt-1 block break-all font-mono text-xs text-espresso" data-testid="idempotency-key">
-          {idempotencyKey}
-        </code>
-      </div>
+      )}
 
       <button
         type="button"

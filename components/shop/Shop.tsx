@@ -2,62 +2,43 @@
 
 import { useMemo, useRef, useState } from "react";
 import type { Product } from "@/lib/orders/catalog";
-import {
-  newIdempotencyKey,
-  submitCheckout,
-  type AttemptInfo,
-  type Cart,
-  type Order,
-  type PaymentMethod,
-} from "@/lib/client/checkout";
+import type { CartLine, PaymentMethod } from "@/lib/client/api-types";
+import { newIdempotencyKey } from "@/lib/client/checkout";
+import type { StoredIntent } from "@/lib/client/intent-store";
+import { DemoPanel } from "@/components/demo/DemoPanel";
+import { useDemoScenario } from "@/components/demo/useDemoScenario";
 import { formatMoney } from "@/components/ui/money";
 import { MAX_QUANTITY, MIN_QUANTITY } from "@/components/ui/QuantityStepper";
 import { BagIcon } from "@/components/ui/icons";
+import { AttemptsTimeline } from "./AttemptsTimeline";
 import { CartPanel, type ResolvedLine } from "./CartPanel";
-import { CheckoutStatus, type CheckoutPhase } from "./CheckoutStatus";
+import { CheckoutStatus } from "./CheckoutStatus";
 import { OrderConfirmation } from "./OrderConfirmation";
 import { ProductGrid } from "./ProductGrid";
-
-const MAX_ATTEMPTS = 4;
-
-interface CartLine {
-  sku: string;
-  quantity: number;
-}
-
-interface PaidOrder {
-  order: Order;
-  replayed: boolean;
-  key: string;
-  attempts: number;
-}
-
-/** The submit intent whose outcome is still unknown: paying the same thing again reuses its key. */
-interface PendingIntent {
-  key: string;
-  payload: string;
-  /** Requests sent with this key so far, across Pay clicks. */
-  requests: number;
-}
+import { useCheckout } from "./useCheckout";
 
 function clamp(quantity: number): number {
   return Math.min(MAX_QUANTITY, Math.max(MIN_QUANTITY, Math.round(quantity)));
 }
 
+/** The storefront: the cart lives here; paying is useCheckout's job, the demo scenarios useDemoScenario's. */
 export function Shop({ products }: { products: readonly Product[] }) {
   const [lines, setLines] = useState<CartLine[]>([]);
   const [paymentMethod, setPaymentMethod] = useState<PaymentMethod>("pm_card_visa");
-  const [phase, setPhase] = useState<CheckoutPhase>({ kind: "idle" });
-  const [paid, setPaid] = useState<PaidOrder | null>(null);
-  const [attempts, setAttempts] = useState<AttemptInfo[]>([]);
-  const [currentKey, setCurrentKey] = useState<string | null>(null);
-
-  // Not rendered, so refs: a cart's id is minted on its first payment, and
-  // a second click while a payment runs must not start a second intent.
+  // Not rendered, so a ref: a cart's id is minted on its first payment.
   const cartIdRef = useRef<string | null>(null);
-  const pendingRef = useRef<PendingIntent | null>(null);
-  const inFlightRef = useRef(false);
   const productsHeadingRef = useRef<HTMLHeadingElement>(null);
+
+  const demo = useDemoScenario();
+  const checkout = useCheckout({
+    onRestore: (intent: StoredIntent) => {
+      cartIdRef.current = intent.cartId;
+      setLines(intent.items);
+      setPaymentMethod(intent.paymentMethod);
+    },
+    onSettled: () => void demo.finishRun(),
+  });
+  const { phase, paid } = checkout;
 
   const bySku = useMemo(() => new Map(products.map((product) => [product.sku, product])), [products]);
   const resolved: ResolvedLine[] = lines.flatMap((line) => {
@@ -68,20 +49,16 @@ export function Shop({ products }: { products: readonly Product[] }) {
   const itemCount = resolved.reduce((sum, line) => sum + line.quantity, 0);
   // A paid cart is history: the product cards stop showing it as "in cart".
   const quantities = new Map(paid ? [] : lines.map((line) => [line.sku, line.quantity]));
-  const paying = phase.kind === "paying";
+  const paying = phase.kind === "paying" || phase.kind === "waiting";
 
   function resetCart() {
     cartIdRef.current = null;
-    pendingRef.current = null;
     setLines([]);
-    setPaid(null);
-    setPhase({ kind: "idle" });
-    setAttempts([]);
-    setCurrentKey(null);
+    checkout.reset();
   }
 
   function addToCart(sku: string) {
-    if (inFlightRef.current) return;
+    if (paying) return;
     if (paid) {
       // Shopping again after a paid order starts a new cart.
       resetCart();
@@ -96,12 +73,12 @@ export function Shop({ products }: { products: readonly Product[] }) {
   }
 
   function setQuantity(sku: string, quantity: number) {
-    if (inFlightRef.current) return;
+    if (paying) return;
     setLines((current) => current.map((line) => (line.sku === sku ? { ...line, quantity: clamp(quantity) } : line)));
   }
 
   function remove(sku: string) {
-    if (inFlightRef.current) return;
+    if (paying) return;
     setLines((current) => current.filter((line) => line.sku !== sku));
   }
 
@@ -111,94 +88,51 @@ export function Shop({ products }: { products: readonly Product[] }) {
     requestAnimationFrame(() => productsHeadingRef.current?.focus());
   }
 
-  async function pay() {
-    if (inFlightRef.current || lines.length === 0 || paid) return;
-    inFlightRef.current = true;
-
+  function pay() {
+    if (lines.length === 0 || paid || demo.applying) return;
     cartIdRef.current ??= newIdempotencyKey();
-    const cart: Cart = { cartId: cartIdRef.current, items: lines.map(({ sku, quantity }) => ({ sku, quantity })) };
-    // One key per submit intent. Only an unresolved intent for exactly the same
-    // payload (cart and card) is continued with its key; anything else is new.
-    const payload = JSON.stringify([cart, paymentMethod]);
-    const resumed = pendingRef.current?.payload === payload ? pendingRef.current : null;
-    const key = resumed?.key ?? newIdempotencyKey();
-    // Attempts are counted per key: a resumed intent continues its numbering.
-    const earlier = resumed?.requests ?? 0;
-    pendingRef.current = { key, payload, requests: earlier };
-
-    setCurrentKey(key);
-    if (!resumed) setAttempts([]);
-    setPhase({ kind: "paying", attempt: 1, maxAttempts: MAX_ATTEMPTS, retrying: false });
-
-    try {
-      const result = await submitCheckout({
-        cart,
-        paymentMethod,
-        key,
-        maxAttempts: MAX_ATTEMPTS,
-        onAttempt: (attempt) => {
-          if (pendingRef.current?.key === key) pendingRef.current.requests = earlier + attempt.n;
-          setAttempts((previous) => [...previous, { ...attempt, n: earlier + attempt.n }]);
-          if (attempt.retryInMs !== null) {
-            setPhase({ kind: "paying", attempt: attempt.n + 1, maxAttempts: MAX_ATTEMPTS, retrying: true });
-          }
-        },
-      });
-
-      switch (result.kind) {
-        case "paid":
-          pendingRef.current = null;
-          setPaid({ order: result.order, replayed: result.replayed, key, attempts: earlier + result.attempts });
-          setPhase({ kind: "paid" });
-          break;
-        case "declined":
-          // Settled (the server stored the decline): the next Pay is a new intent with a new key.
-          pendingRef.current = null;
-          setPhase({ kind: "declined", detail: result.problem.detail });
-          break;
-        case "failed":
-          // Outcome unknown: keep the intent so paying again resends the same key.
-          setPhase({ kind: "failed", detail: result.message });
-          break;
-      }
-    } catch (error) {
-      setPhase({ kind: "failed", detail: error instanceof Error ? error.message : "Something went wrong." });
-    } finally {
-      inFlightRef.current = false;
-    }
+    checkout.pay({
+      cart: { cartId: cartIdRef.current, items: lines.map(({ sku, quantity }) => ({ sku, quantity })) },
+      paymentMethod,
+      strategy: demo.scenario.strategy,
+    });
   }
 
   return (
     <div className="mx-auto grid max-w-7xl gap-8 px-4 pb-16 sm:px-6 lg:grid-cols-[minmax(0,1fr)_380px] lg:items-start lg:px-8">
-      <section id="products" aria-labelledby="products-heading" className="scroll-mt-6">
-        <div className="mb-6 flex flex-wrap items-end justify-between gap-3">
-          <div>
-            <p className="text-xs font-semibold uppercase tracking-[0.16em] text-clay">The shop</p>
-            <h2
-              id="products-heading"
-              ref={productsHeadingRef}
-              tabIndex={-1}
-              className="mt-1 font-display text-3xl font-semibold text-espresso"
-            >
-              Brew gear &amp; beans
-            </h2>
+      <div className="min-w-0">
+        <DemoPanel demo={demo} paying={paying} />
+        <section id="products" aria-labelledby="products-heading" className="scroll-mt-6">
+          <div className="mb-6 flex flex-wrap items-end justify-between gap-3">
+            <div>
+              <p className="text-xs font-semibold uppercase tracking-[0.16em] text-clay">The shop</p>
+              <h2
+                id="products-heading"
+                ref={productsHeadingRef}
+                tabIndex={-1}
+                className="mt-1 font-display text-3xl font-semibold text-espresso"
+              >
+                Brew gear &amp; beans
+              </h2>
+            </div>
+            {itemCount > 0 && !paid && (
+              <a
+                href="#cart"
+                className="inline-flex items-center gap-2 rounded-full border border-sand bg-white px-4 py-2 text-sm font-medium text-espresso shadow-sm hover:bg-oat lg:hidden"
+              >
+                <BagIcon width={16} height={16} />
+                View cart · {itemCount} {itemCount === 1 ? "item" : "items"} · {formatMoney(total)}
+              </a>
+            )}
           </div>
-          {itemCount > 0 && !paid && (
-            <a
-              href="#cart"
-              className="inline-flex items-center gap-2 rounded-full border border-sand bg-white px-4 py-2 text-sm font-medium text-espresso shadow-sm hover:bg-oat lg:hidden"
-            >
-              <BagIcon width={16} height={16} />
-              View cart · {itemCount} {itemCount === 1 ? "item" : "items"} · {formatMoney(total)}
-            </a>
-          )}
-        </div>
-        <ProductGrid products={products} quantities={quantities} disabled={paying} onAdd={addToCart} />
-      </section>
+          <ProductGrid products={products} quantities={quantities} disabled={paying} onAdd={addToCart} />
+        </section>
+      </div>
 
       <aside
         id="cart"
         aria-label="Cart and checkout"
+        data-scrolls-itself
         className="scroll-mt-6 lg:sticky lg:top-6 lg:max-h-[calc(100dvh-3rem)] lg:overflow-y-auto lg:rounded-2xl"
       >
         <div className="space-y-4 rounded-2xl border border-sand bg-white p-5 shadow-[0_10px_30px_-18px_rgba(43,29,22,0.35)] sm:p-6">
@@ -216,13 +150,17 @@ export function Shop({ products }: { products: readonly Product[] }) {
               total={total}
               paymentMethod={paymentMethod}
               paying={paying}
+              guardSubmit={demo.scenario.strategy.guardSubmit}
+              withoutKey={!demo.scenario.strategy.sendIdempotencyKey}
+              blocked={demo.applying}
               onPaymentMethodChange={setPaymentMethod}
               onQuantityChange={setQuantity}
               onRemove={remove}
               onPay={pay}
             />
           )}
-          <CheckoutStatus phase={phase} idempotencyKey={currentKey} attempts={attempts} />
+          <CheckoutStatus phase={phase} />
+          <AttemptsTimeline log={checkout.log} idempotencyKey={checkout.key} keyless={checkout.keyless} running={paying} />
         </div>
       </aside>
     </div>

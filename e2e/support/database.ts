@@ -39,3 +39,32 @@ export async function paymentsOf(accountId: string): Promise<{ status: string; a
   const { rows } = await db().query(`SELECT status::text, amount FROM payments WHERE account_id = $1 ORDER BY created_at`, [accountId]);
   return rows;
 }
+
+/** The Idempotency-Keys this account used, with the order each one produced (if any). */
+export async function idempotencyKeysOf(accountId: string): Promise<{ key: string; response_status: number | null; order_id: string | null }[]> {
+  const { rows } = await db().query(
+    `SELECT k.idem_key AS key, k.response_status, o.id AS order_id
+       FROM idempotency_keys k LEFT JOIN orders o ON o.idempotency_key_id = k.id
+      WHERE k.account_id = $1 ORDER BY k.created_at`,
+    [accountId],
+  );
+  return rows;
+}
+
+/** One key's row as the server left it: in flight (`response_status` null) until its attempt completes. */
+export async function keyStateOf(accountId: string, key: string): Promise<{ state: string; response_status: number | null } | null> {
+  const { rows } = await db().query(
+    `SELECT state::text, response_status FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
+    [accountId, key],
+  );
+  return rows[0] ?? null;
+}
+
+/** The account's demo faults as stored (none stored means none on). */
+export async function demoFaultsOf(accountId: string): Promise<{ networkDelayMs: number; loseResponse: boolean }> {
+  const { rows } = await db().query<{ network_delay_ms: number; lose_response: boolean }>(
+    `SELECT network_delay_ms, lose_response FROM demo_settings WHERE account_id = $1`,
+    [accountId],
+  );
+  return { networkDelayMs: rows[0]?.network_delay_ms ?? 0, loseResponse: rows[0]?.lose_response ?? false };
+}

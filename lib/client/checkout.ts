@@ -1,236 +1,194 @@
 /**
- * The browser side of checkout: submit one payment intent and retry it safely.
+ * The browser side of checkout: send one payment intent, retrying it safely.
  *
  * One Idempotency-Key per submit intent. The caller creates it (with
  * `newIdempotencyKey`) BEFORE the first attempt and passes it in; every retry
- * of that intent sends the same key, so however many attempts reach the
- * server, the shopper is charged at most once and a late retry gets the first
- * attempt's result back (`Idempotent-Replayed: true`).
+ * of that intent sends the same key and the same body, so however many
+ * attempts reach the server, the shopper is charged at most once and a late
+ * retry gets the first attempt's result back (`Idempotent-Replayed: true`).
  *
- * Framework-free: no React, no globals beyond `fetch`, `crypto` and timers,
- * and those that matter can be injected, so it runs under Vitest in Node.
+ * The retry loop itself (counting attempts, the overall time budget, stopping
+ * on a final answer) is p-retry's; this module decides what counts as
+ * retryable and how long to wait (retry-policy.ts), and reports every attempt
+ * so the UI can show them. Framework-free: it runs under Vitest in Node.
  */
+import pRetry from "p-retry";
+import { isOrder, toProblem, type Cart, type Order, type PaymentMethod, type Problem } from "./api-types";
+import { sendAttempt, type AttemptOutcome, type FetchLike } from "./attempt";
+import { RETRY_POLICY, isRetryableStatus, nextRetryDelayMs, type RetryPolicy } from "./retry-policy";
 
-export type PaymentMethod = "pm_card_visa" | "pm_card_chargeDeclined";
+export const ORDERS_URL = "/api/orders";
 
-export const PAYMENT_METHODS: readonly { id: PaymentMethod; label: string }[] = [
-  { id: "pm_card_visa", label: "Test card: Visa (succeeds)" },
-  { id: "pm_card_chargeDeclined", label: "Test card: declined" },
-];
-
-export interface CartLine {
-  sku: string;
-  quantity: number;
-}
-
-export interface Cart {
-  cartId: string;
-  items: CartLine[];
-}
-
-export interface OrderItem {
-  sku: string;
-  name: string;
-  unitAmount: number;
-  quantity: number;
-  amount: number;
-}
-
-export interface Order {
-  id: string;
-  object: "order";
-  status: "paid";
-  cartId: string;
-  currency: string;
-  amount: number;
-  items: OrderItem[];
-  payment: { id: string; status: string; paymentMethod: string };
-  createdAt: string;
-}
-
-/** RFC 9457 problem details, as the API returns them (402 adds `declineCode`). */
-export interface Problem {
-  type?: string;
-  title: string;
-  status: number;
-  detail: string;
-  declineCode?: string;
-  [extension: string]: unknown;
-}
-
-export interface AttemptInfo {
-  /** 1-based attempt number. */
+export interface AttemptStart {
+  /** 1-based, within this run. */
   n: number;
   maxAttempts: number;
-  status: number | "network error";
-  /** The server's X-Request-Id for this attempt (per attempt, unlike the key). */
+}
+
+/** What one attempt did, for the attempts timeline. */
+export interface AttemptInfo extends AttemptStart {
+  /** The HTTP status, or null when no answer arrived. */
+  status: number | null;
+  /** Why no answer arrived; null when one did. */
+  failure: "timeout" | "network" | null;
   requestId: string | null;
   replayed: boolean;
-  /** How long the client will wait before attempt n + 1, or null if it stops here. */
+  durationMs: number;
+  /** The order in a successful answer (the same one on every replay). */
+  orderId: string | null;
+  /** How long the client waits before attempt n + 1, or null if it stops here. */
   retryInMs: number | null;
 }
 
 export type CheckoutResult =
   | { kind: "paid"; order: Order; replayed: boolean; attempts: number; requestId: string | null }
   | { kind: "declined"; problem: Problem; replayed: boolean; attempts: number; requestId: string | null }
-  | { kind: "failed"; problem: Problem | null; message: string; status: number | null; attempts: number; requestId: string | null };
-
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+  | {
+      kind: "failed";
+      /**
+       * True when the client gave up (timeouts, network errors, 409, 429, 5xx
+       * until the budget ran out): the payment may or may not have happened,
+       * so the intent and its key must be kept and reused. False when the
+       * server refused the request itself (400, 401, 422, …): nothing was
+       * charged and resending the same request cannot help.
+       */
+      outcomeUnknown: boolean;
+      problem: Problem | null;
+      message: string;
+      status: number | null;
+      attempts: number;
+      requestId: string | null;
+    };
 
 export interface SubmitCheckoutOptions {
   cart: Cart;
   paymentMethod: PaymentMethod;
-  /** The intent's Idempotency-Key, created before the first attempt. */
-  key: string;
-  fetch?: FetchLike;
-  onAttempt?: (attempt: AttemptInfo) => void;
-  maxAttempts?: number;
-  sleep?: (ms: number) => Promise<void>;
-  /** Source of jitter in [0, 1); inject `() => 1` for deterministic waits. */
-  random?: () => number;
-  /** Per-attempt timeout; a timed-out attempt counts as a network error and is retried. */
-  timeoutMs?: number;
+  /** The intent's Idempotency-Key, created before the first attempt. Null only for the lab's broken strategy. */
+  idempotencyKey: string | null;
   url?: string;
+  fetch?: FetchLike;
+  policy?: Partial<RetryPolicy>;
+  /** Source of jitter in [0, 1); inject a constant for a deterministic schedule. */
+  random?: () => number;
+  onAttemptStart?: (start: AttemptStart) => void;
+  onAttempt?: (attempt: AttemptInfo) => void;
 }
-
-export const ORDERS_URL = "/api/orders";
-const BACKOFF_BASE_MS = 250;
-const BACKOFF_CAP_MS = 2_000;
-/** A Retry-After is honoured, but never makes the shopper wait longer than this per retry. */
-const RETRY_AFTER_CAP_MS = 15_000;
-const DEFAULT_TIMEOUT_MS = 20_000;
 
 export function newIdempotencyKey(): string {
   return crypto.randomUUID();
 }
 
-/** Statuses where the same request may succeed later: in flight, rate limited, server trouble. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 409 || status === 429 || status >= 500;
+/** An attempt whose answer says "try again"; thrown so that p-retry runs another attempt. */
+class RetryableAttempt extends Error {
+  /** `attempt`: which attempt (1-based) this was, so a give-up reports how many were really made. */
+  constructor(readonly outcome: AttemptOutcome, readonly attempt: number) {
+    super("retryable attempt");
+    this.name = "RetryableAttempt";
+  }
 }
 
-/**
- * Milliseconds to wait before the next attempt. A valid Retry-After (delay in
- * seconds, or an HTTP date) wins; otherwise exponential backoff with full
- * jitter: random() * min(cap, base * 2^(n-1)) after attempt n.
- */
-export function retryDelayMs(n: number, retryAfter: string | null, random: () => number = Math.random, now: number = Date.now()): number {
-  const fromHeader = parseRetryAfter(retryAfter, now);
-  if (fromHeader !== null) return Math.min(fromHeader, RETRY_AFTER_CAP_MS);
-  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (n - 1));
-  return Math.round(random() * ceiling);
-}
-
-function parseRetryAfter(value: string | null, now: number): number | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+/** Thrown from the failed-attempt hook when the policy says stop: no attempts left, or the budget would run out. */
+class RetriesExhausted extends Error {
+  constructor(readonly outcome: AttemptOutcome, readonly attempts: number) {
+    super("retries exhausted");
+    this.name = "RetriesExhausted";
+  }
 }
 
 export async function submitCheckout(options: SubmitCheckoutOptions): Promise<CheckoutResult> {
-  const {
-    cart,
-    paymentMethod,
-    key,
-    onAttempt,
-    maxAttempts = 4,
-    sleep = defaultSleep,
-    random = Math.random,
-    timeoutMs = DEFAULT_TIMEOUT_MS,
-    url = ORDERS_URL,
-  } = options;
+  const { cart, paymentMethod, idempotencyKey, url = ORDERS_URL, random = Math.random, onAttemptStart, onAttempt } = options;
+  const policy: RetryPolicy = { ...RETRY_POLICY, ...options.policy };
+  const maxAttempts = Math.max(1, policy.maxAttempts);
   // Called through a wrapper: a detached window.fetch throws "Illegal invocation".
-  const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  // The body is built once, so every attempt sends the very same payload (and fingerprint).
+  const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const body = JSON.stringify({ cartId: cart.cartId, items: cart.items, paymentMethod });
+  const runStartedAt = performance.now();
 
-  for (let n = 1; ; n++) {
-    const last = n >= Math.max(1, maxAttempts);
-    let response: Response;
-    try {
-      response = await doFetch(url, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "Idempotency-Key": key },
-        body,
-        signal: timeoutSignal(timeoutMs),
-      });
-    } catch (error) {
-      const retryInMs = last ? null : retryDelayMs(n, null, random);
-      onAttempt?.({ n, maxAttempts, status: "network error", requestId: null, replayed: false, retryInMs });
-      if (retryInMs === null) {
-        return { kind: "failed", problem: null, message: networkMessage(error), status: null, attempts: n, requestId: null };
-      }
-      await sleep(retryInMs);
-      continue;
-    }
+  const describe = (n: number, outcome: AttemptOutcome, retryInMs: number | null): AttemptInfo =>
+    outcome.kind === "response"
+      ? {
+          n, maxAttempts, status: outcome.status, failure: null, requestId: outcome.requestId, replayed: outcome.replayed,
+          durationMs: outcome.durationMs, orderId: isOrder(outcome.json) ? outcome.json.id : null, retryInMs,
+        }
+      : { n, maxAttempts, status: null, failure: outcome.reason, requestId: null, replayed: false, durationMs: outcome.durationMs, orderId: null, retryInMs };
 
-    const requestId = response.headers.get("X-Request-Id");
-    const replayed = response.headers.get("Idempotent-Replayed") === "true";
-    const json = await readJson(response);
-    const retryable = isRetryableStatus(response.status) ||
-      // A success whose body did not arrive intact: the retry replays it, without charging again.
-      (response.ok && !isOrder(json));
-    const retryInMs = retryable && !last ? retryDelayMs(n, response.headers.get("Retry-After"), random) : null;
-    onAttempt?.({ n, maxAttempts, status: response.status, requestId, replayed, retryInMs });
-
-    if (retryInMs !== null) {
-      await sleep(retryInMs);
-      continue;
-    }
-    if (response.ok && isOrder(json)) {
-      return { kind: "paid", order: json, replayed, attempts: n, requestId };
-    }
-    const problem = toProblem(json, response);
-    if (response.status === 402) {
-      return { kind: "declined", problem, replayed, attempts: n, requestId };
-    }
-    return { kind: "failed", problem, message: problem.detail, status: response.status, attempts: n, requestId };
-  }
-}
-
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function timeoutSignal(ms: number): AbortSignal | undefined {
-  return typeof AbortSignal !== "undefined" && typeof AbortSignal.timeout === "function" ? AbortSignal.timeout(ms) : undefined;
-}
-
-async function readJson(response: Response): Promise<unknown> {
   try {
-    return await response.json();
-  } catch {
-    return null;
+    const { n, outcome } = await pRetry(
+      async (n) => {
+        onAttemptStart?.({ n, maxAttempts });
+        const outcome = await sendAttempt({ url, idempotencyKey, body, timeoutMs: policy.attemptTimeoutMs, fetch });
+        if (isRetryable(outcome)) throw new RetryableAttempt(outcome, n);
+        onAttempt?.(describe(n, outcome, null));
+        return { n, outcome };
+      },
+      {
+        retries: maxAttempts - 1,
+        // p-retry's own backoff is switched off: the wait is full jitter or
+        // Retry-After, which p-retry cannot express, and happens in the hook.
+        minTimeout: 0,
+        maxTimeout: 0,
+        maxRetryTime: policy.budgetMs,
+        onFailedAttempt: async ({ error, attemptNumber }) => {
+          if (!(error instanceof RetryableAttempt)) throw error;
+          const { outcome } = error;
+          const retryInMs = nextRetryDelayMs({
+            attempt: attemptNumber,
+            retryAfter: outcome.kind === "response" ? outcome.retryAfter : null,
+            elapsedMs: performance.now() - runStartedAt,
+            policy: { ...policy, maxAttempts },
+            random,
+          });
+          onAttempt?.(describe(attemptNumber, outcome, retryInMs));
+          if (retryInMs === null) throw new RetriesExhausted(outcome, attemptNumber);
+          await wait(retryInMs);
+        },
+      },
+    );
+    return finalResult(outcome, n);
+  } catch (error) {
+    if (error instanceof RetriesExhausted) return gaveUp(error.outcome, error.attempts);
+    // p-retry's own time budget ran out after the wait, before the attempt we
+    // meant to make (the wait overran: a throttled background tab, a suspended
+    // device). The same give-up, after the attempts actually made.
+    if (error instanceof RetryableAttempt) return gaveUp(error.outcome, error.attempt);
+    throw error;
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function isRetryable(outcome: AttemptOutcome): boolean {
+  if (outcome.kind === "no-response") return true;
+  if (isRetryableStatus(outcome.status)) return true;
+  // A success whose body did not arrive intact: the retry replays it, without charging again.
+  return outcome.status >= 200 && outcome.status < 300 && !isOrder(outcome.json);
 }
 
-function isOrder(value: unknown): value is Order {
-  return isRecord(value) && typeof value.id === "string" && typeof value.amount === "number" && Array.isArray(value.items);
+function finalResult(outcome: AttemptOutcome, attempts: number): CheckoutResult {
+  if (outcome.kind !== "response") return gaveUp(outcome, attempts);
+  const { status, statusText, json, replayed, requestId } = outcome;
+  if (status >= 200 && status < 300 && isOrder(json)) return { kind: "paid", order: json, replayed, attempts, requestId };
+  const problem = toProblem(json, status, statusText);
+  if (status === 402) return { kind: "declined", problem, replayed, attempts, requestId };
+  return { kind: "failed", outcomeUnknown: false, problem, message: problem.detail, status, attempts, requestId };
 }
 
-function toProblem(json: unknown, response: Response): Problem {
-  if (isRecord(json) && typeof json.detail === "string") {
-    return {
-      ...json,
-      title: typeof json.title === "string" ? json.title : response.statusText || `HTTP ${response.status}`,
-      status: typeof json.status === "number" ? json.status : response.status,
-      detail: json.detail,
-    };
+function gaveUp(outcome: AttemptOutcome, attempts: number): CheckoutResult {
+  const tries = attempts === 1 ? "1 attempt" : `${attempts} attempts`;
+  if (outcome.kind === "no-response") {
+    const why = outcome.reason === "timeout" ? "The server did not answer in time" : "Could not reach the server";
+    return { kind: "failed", outcomeUnknown: true, problem: null, message: `${why} (${tries}).`, status: null, attempts, requestId: null };
   }
-  const title = response.statusText || `HTTP ${response.status}`;
-  return { title, status: response.status, detail: `The server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.` };
+  const problem = toProblem(outcome.json, outcome.status, outcome.statusText);
+  return {
+    kind: "failed",
+    outcomeUnknown: true,
+    problem,
+    message: `${problem.detail} (${tries}).`,
+    status: outcome.status,
+    attempts,
+    requestId: outcome.requestId,
+  };
 }
 
-function networkMessage(error: unknown): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return "The server did not answer in time.";
-  }
-  return "Could not reach the server. Check your connection and try again.";
+function wait(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,0 +1,151 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import {
+  DEFAULT_SLOW_DELAY_MS,
+  NO_FAULTS,
+  demoScenario,
+  getDemoSettings,
+  isDemoScenarioId,
+  putDemoSettings,
+  type DemoScenarioId,
+  type ServerFaults,
+} from "@/lib/client/demo";
+
+export type DemoAvailability = { kind: "checking" } | { kind: "available" } | { kind: "unavailable"; reason: string };
+
+/** The armed scenario survives a reload (the reload demo needs it to), in this tab only. */
+const STORAGE_KEY = "oncepay.demo-scenario";
+
+function remember(id: DemoScenarioId, slowDelayMs: number) {
+  try {
+    if (id === "none") window.sessionStorage.removeItem(STORAGE_KEY);
+    else window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ id, slowDelayMs }));
+  } catch {
+    // Without storage the scenario just does not survive a reload.
+  }
+}
+
+function recall(): { id: DemoScenarioId; slowDelayMs: number } | null {
+  try {
+    const value: unknown = JSON.parse(window.sessionStorage.getItem(STORAGE_KEY) ?? "null");
+    if (typeof value !== "object" || value === null) return null;
+    const { id, slowDelayMs } = value as Record<string, unknown>;
+    return isDemoScenarioId(id) ? { id, slowDelayMs: typeof slowDelayMs === "number" ? slowDelayMs : DEFAULT_SLOW_DELAY_MS } : null;
+  } catch {
+    return null;
+  }
+}
+
+function hasFaults(faults: ServerFaults): boolean {
+  return faults.networkDelayMs > 0 || faults.loseResponse;
+}
+
+/**
+ * The demo panel's state. Selecting a scenario arms it for ONE payment: its
+ * server-side faults are switched on for this account (PUT) right away, and
+ * switched off again (PUT zeros) when the payment settles or another
+ * scenario is chosen, so one scenario never leaks into the next.
+ */
+export function useDemoScenario() {
+  const [scenarioId, setScenarioId] = useState<DemoScenarioId>("none");
+  const [slowDelayMs, setSlowDelayMs] = useState(DEFAULT_SLOW_DELAY_MS);
+  const [serverFaults, setServerFaults] = useState<ServerFaults>(NO_FAULTS);
+  const [availability, setAvailability] = useState<DemoAvailability>({ kind: "checking" });
+  const [applying, setApplying] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    const restored = recall();
+    void getDemoSettings().then((result) => {
+      if (cancelled) return;
+      if (!result.ok) {
+        setAvailability({ kind: "unavailable", reason: result.reason });
+        return;
+      }
+      setServerFaults(result.settings);
+      setAvailability(
+        result.settings.faultsEnabled
+          ? { kind: "available" }
+          : { kind: "unavailable", reason: "The app is running without demo faults (DEMO_FAULTS is not on)." },
+      );
+      // After a reload, the scenario that was armed is still armed (its faults are still on at the server).
+      if (restored) {
+        setScenarioId(restored.id);
+        setSlowDelayMs(restored.slowDelayMs);
+      }
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
+  async function applyFaults(faults: ServerFaults): Promise<boolean> {
+    const result = await putDemoSettings(faults);
+    if (result.ok) {
+      setServerFaults(result.settings);
+      return true;
+    }
+    if (result.status === 403) setAvailability({ kind: "unavailable", reason: result.reason });
+    setNotice(`Could not change the server's demo settings: ${result.reason}`);
+    return false;
+  }
+
+  async function arm(id: DemoScenarioId, delayMs: number) {
+    const scenario = demoScenario(id);
+    const faults = scenario.faults(delayMs);
+    // The choice shows at once; Pay waits ("applying") until the server has it.
+    setScenarioId(id);
+    setApplying(true);
+    setNotice(null);
+    try {
+      const needsChange = hasFaults(faults) || hasFaults(serverFaults);
+      if (needsChange && !(await applyFaults(faults))) {
+        setScenarioId("none");
+        remember("none", delayMs);
+        return;
+      }
+      remember(id, delayMs);
+    } finally {
+      setApplying(false);
+    }
+  }
+
+  function select(id: DemoScenarioId) {
+    void arm(id, slowDelayMs);
+  }
+
+  function changeSlowDelay(ms: number) {
+    setSlowDelayMs(ms);
+    if (scenarioId === "slow-network") void arm("slow-network", ms);
+  }
+
+  /** The payment settled: disarm the scenario and switch its faults off. */
+  async function finishRun() {
+    if (scenarioId === "none" && !hasFaults(serverFaults)) return;
+    const label = demoScenario(scenarioId).label;
+    setScenarioId("none");
+    remember("none", slowDelayMs);
+    const reset = await applyFaults(NO_FAULTS);
+    setNotice(
+      reset
+        ? `${label} finished. The server's faults are off again; choose a scenario to run another.`
+        : `${label} finished, but the server's faults could not be switched off.`,
+    );
+  }
+
+  return {
+    scenario: demoScenario(scenarioId),
+    slowDelayMs,
+    serverFaults,
+    availability,
+    applying,
+    notice,
+    select,
+    changeSlowDelay,
+    finishRun,
+  };
+}
+
+export type DemoState = ReturnType<typeof useDemoScenario>;

@@ -1,0 +1,105 @@
+/**
+ * When the checkout client tries again, and when it stops. Pure functions of
+ * their inputs (the random source and the clock are parameters), so the whole
+ * schedule can be checked with fake timers and a fixed `random`.
+ *
+ * The numbers are chosen so that an intent always settles far inside the
+ * lifetime of its Idempotency-Key on the server (24 h by default): after that
+ * the same key would be a new request, and a retry could charge twice.
+ */
+
+export interface RetryPolicy {
+  /** Attempts per run of an intent, the first one included. */
+  maxAttempts: number;
+  /** One attempt is abandoned (and counts as a timeout) when no complete answer arrived by then. */
+  attemptTimeoutMs: number;
+  /** Backoff before retry r (1-based) is drawn from [0, min(cap, base * 2^(r-1))): full jitter. */
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  /** A Retry-After is a lower bound on the wait, but never makes the shopper wait longer than this for one retry. */
+  retryAfterCapMs: number;
+  /** No attempt starts later than this after the run's first attempt started. */
+  budgetMs: number;
+}
+
+export const RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 12,
+  attemptTimeoutMs: 6_000,
+  backoffBaseMs: 500,
+  backoffCapMs: 8_000,
+  retryAfterCapMs: 15_000,
+  budgetMs: 60_000,
+});
+
+/** The server's default key lifetime (IDEMPOTENCY_TTL_SECONDS), which the budget must stay far inside. */
+export const SERVER_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/** The longest a run can take: the last attempt may start at the end of the budget and then time out. */
+export function worstCaseRunMs(policy: RetryPolicy = RETRY_POLICY): number {
+  return policy.budgetMs + policy.attemptTimeoutMs;
+}
+
+/**
+ * Statuses where the same request may succeed later: 409 (the first attempt is
+ * still running), 429 (rate limited) and 5xx (server trouble). Everything
+ * else is final: 2xx is the result, 402 is a stored decline, and 400, 401, 413,
+ * 415 and 422 need a different request, which a retry would not be.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status === 409 || status === 429 || status >= 500;
+}
+
+/** Retry-After as milliseconds: delay-seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfterMs(value: string | null, now: number = Date.now()): number | null {
+  if (value === null) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP date always names its day and month; without the check, Date.parse reads "-3" as a year.
+  if (!/[a-z]/i.test(trimmed)) return null;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+/** The upper bound of the backoff before retry `retry` (1 = the wait after the first attempt). */
+export function backoffCeilingMs(retry: number, policy: RetryPolicy = RETRY_POLICY): number {
+  return Math.min(policy.backoffCapMs, policy.backoffBaseMs * 2 ** (retry - 1));
+}
+
+/**
+ * Full jitter (AWS Architecture Blog, "Exponential Backoff and Jitter"): a
+ * uniform draw below the exponential ceiling, so clients that failed together
+ * do not come back together.
+ */
+export function fullJitterDelayMs(retry: number, random: () => number = Math.random, policy: RetryPolicy = RETRY_POLICY): number {
+  return Math.floor(random() * backoffCeilingMs(retry, policy));
+}
+
+export interface NextRetryInput {
+  /** The attempt that just failed, 1-based. */
+  attempt: number;
+  /** The failed attempt's Retry-After header, if it had a response. */
+  retryAfter: string | null;
+  /** Time since the run's first attempt started. */
+  elapsedMs: number;
+  policy?: RetryPolicy;
+  random?: () => number;
+  now?: number;
+}
+
+/**
+ * How long to wait before the next attempt, or null to give up now: when the
+ * attempts are used up, or when the next attempt would start outside the
+ * budget (waiting only to give up would waste the shopper's time).
+ *
+ * A valid Retry-After is the least wait (the server says it will not be ready
+ * sooner), not the whole schedule: the backoff keeps growing underneath, so a
+ * key held for a whole lease (30 s after a crash, answering 409 with
+ * Retry-After: 1) is asked a dozen times, not thirty.
+ */
+export function nextRetryDelayMs({ attempt, retryAfter, elapsedMs, policy = RETRY_POLICY, random = Math.random, now }: NextRetryInput): number | null {
+  if (attempt >= policy.maxAttempts) return null;
+  const fromHeader = parseRetryAfterMs(retryAfter, now);
+  const backoff = fullJitterDelayMs(attempt, random, policy);
+  const delay = fromHeader === null ? backoff : Math.max(Math.min(fromHeader, policy.retryAfterCapMs), backoff);
+  return elapsedMs + delay < policy.budgetMs ? delay : null;
+}
