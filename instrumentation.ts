@@ -4,6 +4,8 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { stopWhenLauncherEnds } = await import("@/lib/process/follow-launcher");
+  stopWhenLauncherEnds("oncepay");
   const { startBackgroundWork } = await import("@/lib/background");
   startBackgroundWork();
 }

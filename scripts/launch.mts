@@ -8,7 +8,9 @@
  * starts the embedded PGlite database (persisted in EMBEDDED_DATA_DIR) and
  * serves it on a local port, so the app talks to it exactly as to a server.
  * Signals are forwarded to Next.js; the embedded database is closed cleanly
- * once Next.js exits, so a restart is not a crash recovery.
+ * once Next.js exits, so a restart is not a crash recovery. If the launcher
+ * itself is killed outright, Next.js and the simulator notice within a
+ * second and stop too (lib/process/follow-launcher.ts).
  */
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -16,6 +18,7 @@ import path from "node:path";
 import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
 import { migrate } from "../lib/db/migrate.ts";
+import { LAUNCHER_PID_ENV } from "../lib/process/follow-launcher.ts";
 import { LOCAL_SIMULATOR_SECRET_KEY, spawnPaymentSimulator, type SimulatorProcess } from "../lib/payments/simulator/process.ts";
 
 const mode = process.argv[2];
@@ -27,6 +30,8 @@ if (mode !== "start" && mode !== "dev") {
 const EXTRA_EMBEDDED_CONNECTIONS = 5;
 
 const env = launcherEnv();
+// The process to signal: SIGTERM (or Ctrl-C) stops everything cleanly.
+console.log(`[oncepay] launcher: pid ${process.pid}`);
 let embedded: EmbeddedDatabase | undefined;
 let databaseUrl = env.DATABASE_URL;
 
@@ -66,6 +71,7 @@ const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT)
     DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
     DEMO_FAULTS: demoFaults,
     ...payments.env,
+    [LAUNCHER_PID_ENV]: String(process.pid),
   },
 });
 

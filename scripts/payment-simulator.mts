@@ -9,6 +9,7 @@
  */
 import { simulatorEnv } from "../lib/payments/simulator/env.ts";
 import { startPaymentSimulator } from "../lib/payments/simulator/server.ts";
+import { stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
 
 let env;
 try {
@@ -40,3 +41,4 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     );
   });
 }
+stopWhenLauncherEnds("payment-simulator");

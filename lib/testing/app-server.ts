@@ -125,18 +125,26 @@ function captureOutput(child: ChildProcess): string[] {
 }
 
 async function stopProcessGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
+  if (child.pid === undefined) return;
+  const groupId = -child.pid;
+  if (child.exitCode !== null || child.signalCode !== null) {
+    // The leader is gone (a test killed it); what it started may not be.
+    signalGroup(groupId, "SIGKILL");
+    return;
+  }
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  process.kill(-child.pid, "SIGTERM");
-  const killTimer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }, 10_000);
+  signalGroup(groupId, "SIGTERM");
+  const killTimer = setTimeout(() => signalGroup(groupId, "SIGKILL"), 10_000);
   await exited;
   clearTimeout(killTimer);
+}
+
+function signalGroup(groupId: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(groupId, signal);
+  } catch {
+    // Nobody left in the group.
+  }
 }
 
 function freePort(): Promise<number> {

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { LAUNCHER_PID_ENV } from "@/lib/process/follow-launcher";
 
 /**
  * Runs the payment simulator as its own process (scripts/payment-simulator.mts),
@@ -22,7 +23,14 @@ const LISTENING = /listening on (https?:\/\/\S+)/;
 export async function spawnPaymentSimulator(options: { databaseUrl: string; port: number }): Promise<SimulatorProcess> {
   const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/payment-simulator.mts"], {
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, DATABASE_URL: options.databaseUrl, SIMULATOR_PORT: String(options.port), SIMULATOR_HOST: "127.0.0.1" },
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      SIMULATOR_PORT: String(options.port),
+      SIMULATOR_HOST: "127.0.0.1",
+      // Whoever starts it (the launcher, a test) is the one it must not outlive.
+      [LAUNCHER_PID_ENV]: String(process.pid),
+    },
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   // Its output goes on to ours; the first line says where it listens.
