@@ -4,19 +4,23 @@
  * shapes without pulling in the retry machinery.
  */
 
-// Stripe's test payment methods the server accepts (lib/payments/provider.ts).
-export type PaymentMethod =
-  | "pm_card_visa"
-  | "pm_card_chargeDeclined"
-  | "pm_card_chargeDeclinedInsufficientFunds"
-  | "pm_card_chargeDeclinedProcessingError";
+import type { TestPaymentMethod } from "@/lib/payments/provider";
 
-export const PAYMENT_METHODS: readonly { id: PaymentMethod; label: string }[] = [
-  { id: "pm_card_visa", label: "Test card: Visa (succeeds)" },
-  { id: "pm_card_chargeDeclined", label: "Test card: declined" },
-  { id: "pm_card_chargeDeclinedInsufficientFunds", label: "Test card: insufficient funds" },
-  { id: "pm_card_chargeDeclinedProcessingError", label: "Test card: processing error" },
-];
+// Stripe's test payment methods the server accepts. The server's list is the
+// one source: a type-only import, so none of its code reaches the browser,
+// and a method added there fails to compile here until it has a label.
+export type PaymentMethod = TestPaymentMethod;
+
+const PAYMENT_METHOD_LABELS: Record<PaymentMethod, string> = {
+  pm_card_visa: "Test card: Visa (succeeds)",
+  pm_card_chargeDeclined: "Test card: declined",
+  pm_card_chargeDeclinedInsufficientFunds: "Test card: insufficient funds",
+  pm_card_chargeDeclinedProcessingError: "Test card: processing error",
+};
+
+export const PAYMENT_METHODS: readonly { id: PaymentMethod; label: string }[] = (Object.keys(PAYMENT_METHOD_LABELS) as PaymentMethod[]).map(
+  (id) => ({ id, label: PAYMENT_METHOD_LABELS[id] }),
+);
 
 export function isPaymentMethod(value: unknown): value is PaymentMethod {
   return PAYMENT_METHODS.some((method) => method.id === value);
