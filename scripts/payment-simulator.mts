@@ -3,7 +3,8 @@
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/oncepay tsx scripts/payment-simulator.mts
  *
- * SIMULATOR_PORT (12111) and SIMULATOR_HOST (127.0.0.1) say where it listens.
+ * SIMULATOR_PORT (12111) and SIMULATOR_HOST (127.0.0.1) say where it listens;
+ * SIMULATOR_POOL_MAX (10) is its connection pool (1 on the embedded database).
  * It creates its tables (schema payment_simulator) on start-up, and stops
  * cleanly on SIGINT/SIGTERM after answering the requests in progress.
  */

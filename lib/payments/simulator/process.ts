@@ -20,7 +20,18 @@ export const LOCAL_SIMULATOR_SECRET_KEY = "sk_test_oncepay_local_simulator";
 const READY_TIMEOUT_MS = 30_000;
 const LISTENING = /listening on (https?:\/\/\S+)/;
 
-export async function spawnPaymentSimulator(options: { databaseUrl: string; port: number }): Promise<SimulatorProcess> {
+export interface SpawnSimulatorOptions {
+  databaseUrl: string;
+  port: number;
+  /**
+   * Its connection pool. On the embedded database ask for 1: its socket
+   * server has only a few slots beyond the app's pool, and PGlite runs one
+   * statement at a time, so more connections would buy nothing.
+   */
+  poolMax?: number;
+}
+
+export async function spawnPaymentSimulator(options: SpawnSimulatorOptions): Promise<SimulatorProcess> {
   const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/payment-simulator.mts"], {
     stdio: ["ignore", "pipe", "inherit"],
     env: {
@@ -28,6 +39,7 @@ export async function spawnPaymentSimulator(options: { databaseUrl: string; port
       DATABASE_URL: options.databaseUrl,
       SIMULATOR_PORT: String(options.port),
       SIMULATOR_HOST: "127.0.0.1",
+      ...(options.poolMax !== undefined && { SIMULATOR_POOL_MAX: String(options.poolMax) }),
       // Whoever starts it (the launcher, a test) is the one it must not outlive.
       [LAUNCHER_PID_ENV]: String(process.pid),
     },

@@ -60,7 +60,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 class BodyTooLargeError extends Error {}
 
 export async function startPaymentSimulator({ databaseUrl, port = 0, host = "127.0.0.1", poolMax = 10 }: PaymentSimulatorOptions): Promise<PaymentSimulator> {
-  const pool = await openSimulatorPool(databaseUrl, poolMax);
+  const pool = openSimulatorPool(databaseUrl, poolMax);
   try {
     await ensureSimulatorSchema(pool);
   } catch (error) {

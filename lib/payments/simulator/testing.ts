@@ -11,8 +11,8 @@ import type { FaultSettings } from "@/lib/payments/simulator/faults";
  * simulator, so tests never see each other's objects or keys.
  */
 export async function startTestSimulator(): Promise<PaymentSimulator> {
-  // On the embedded database the simulator uses one connection by itself (db.ts).
-  return startPaymentSimulator({ databaseUrl: inject("databaseUrl"), poolMax: 10 });
+  // On the embedded database, one connection: see spawnPaymentSimulator.
+  return startPaymentSimulator({ databaseUrl: inject("databaseUrl"), poolMax: inject("realPostgres") ? 10 : 1 });
 }
 
 /**
