@@ -1,4 +1,5 @@
 import { serverEnv } from "@/lib/env";
+import { FAULT_HEADER } from "@/lib/http/headers";
 import { log } from "@/lib/log";
 
 /**
@@ -9,8 +10,6 @@ import { log } from "@/lib/log";
  * transactions rolled back by the database). The header is not part of the
  * request's fingerprint, so a retry without it is the same request.
  */
-export const FAULT_HEADER = "OncePay-Fault";
-
 /** Where a checkout can be made to fail, in the order it reaches them. */
 export type FaultSite =
   | "after-claim" // the key is claimed and committed; nothing charged yet

@@ -3,6 +3,7 @@
  * not decided here: this only reports what happened, in a shape the retry
  * loop and the attempts timeline both read.
  */
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -52,7 +53,7 @@ export async function sendAttempt({ url, idempotencyKey, body, timeoutMs, fetch 
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
   const headers: Record<string, string> = { "Content-Type": "application/json" };
-  if (idempotencyKey !== null) headers["Idempotency-Key"] = idempotencyKey;
+  if (idempotencyKey !== null) headers[IDEMPOTENCY_KEY_HEADER] = idempotencyKey;
 
   try {
     let response: Response;
@@ -72,9 +73,9 @@ export async function sendAttempt({ url, idempotencyKey, body, timeoutMs, fetch 
       kind: "response",
       status: response.status,
       statusText: response.statusText,
-      requestId: response.headers.get("X-Request-Id"),
-      replayed: response.headers.get("Idempotent-Replayed") === "true",
-      retryAfter: response.headers.get("Retry-After"),
+      requestId: response.headers.get(REQUEST_ID_HEADER),
+      replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
+      retryAfter: response.headers.get(RETRY_AFTER_HEADER),
       json,
       durationMs: elapsed(),
     };

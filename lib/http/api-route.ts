@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER } from "@/lib/http/headers";
 import { serverProblemResponse } from "@/lib/http/server-problems";
 import { errorFields, log } from "@/lib/log";
-
-export const REQUEST_ID_HEADER = "X-Request-Id";
 
 /**
  * Wraps every API route handler: gives each attempt a fresh X-Request-Id (per
@@ -31,7 +30,7 @@ export function apiRoute<Rest extends unknown[]>(
       method: request.method,
       path: new URL(request.url).pathname,
       status: response.status,
-      replayed: response.headers.get("Idempotent-Replayed") === "true",
+      replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
       ms: Math.round(performance.now() - startedAt),
     });
     return response;

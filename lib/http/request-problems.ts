@@ -1,3 +1,4 @@
+import { WWW_AUTHENTICATE_HEADER } from "@/lib/http/headers";
 import { problemResponse, problemType } from "@/lib/http/problem";
 
 /**
@@ -29,6 +30,6 @@ export function requestProblemResponse(kind: Exclude<RequestProblemKind, "invali
 export function requestProblemResponse(kind: "invalid-body", detail: string, errors: FieldError[]): Response;
 export function requestProblemResponse(kind: RequestProblemKind, detail: string, errors?: FieldError[]): Response {
   const { status, slug, title } = REQUEST_PROBLEMS[kind];
-  const headers: Record<string, string> = kind === "unauthenticated" ? { "WWW-Authenticate": WWW_AUTHENTICATE } : {};
+  const headers: Record<string, string> = kind === "unauthenticated" ? { [WWW_AUTHENTICATE_HEADER]: WWW_AUTHENTICATE } : {};
   return problemResponse({ type: problemType(slug), title, status, detail, ...(errors && { errors }) }, headers);
 }

@@ -1,3 +1,4 @@
+import { RETRY_AFTER_HEADER } from "@/lib/http/headers";
 import { problemResponse, problemType } from "@/lib/http/problem";
 
 /**
@@ -25,6 +26,6 @@ const DETAILS: Record<ServerProblemKind, string> = {
 export function serverProblemResponse(kind: ServerProblemKind): Response {
   const { status, slug, title } = SERVER_PROBLEMS[kind];
   const headers: Record<string, string> =
-    kind === "database-unavailable" ? { "Retry-After": String(DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
+    kind === "database-unavailable" ? { [RETRY_AFTER_HEADER]: String(DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
   return problemResponse({ type: problemType(slug), title, status, detail: DETAILS[kind] }, headers);
 }

@@ -1,9 +1,10 @@
 import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { readJsonBody } from "@/lib/http/request-body";
 import { DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/http/server-problems";
 import { errorFields, log } from "@/lib/log";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
-import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from "@/lib/idempotency/key";
+import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
 import { SideEffectOutcomeUnknown, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
 import { LeaseLostError, type Claim, type IdempotencyStore } from "@/lib/idempotency/store";

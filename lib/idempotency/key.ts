@@ -1,12 +1,11 @@
 import { parseItem } from "structured-headers";
+import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 
 /**
  * Reads the Idempotency-Key header. Two spellings name the same key: the bare
  * form Stripe uses (`Idempotency-Key: 8e03…`) and the RFC 8941 sf-string form
  * of the IETF draft (`Idempotency-Key: "8e03…"`).
  */
-export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
-
 // Long enough for any UUID, ULID or hash a client might use; bounded because
 // the key is stored and indexed.
 export const MAX_KEY_LENGTH = 255;

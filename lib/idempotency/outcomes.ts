@@ -1,7 +1,7 @@
 import { problemResponse, problemType, type ProblemDetails } from "@/lib/http/problem";
+import { IDEMPOTENCY_KEY_HEADER, RETRY_AFTER_HEADER, WWW_AUTHENTICATE_HEADER } from "@/lib/http/headers";
 import { REQUEST_PROBLEMS, WWW_AUTHENTICATE } from "@/lib/http/request-problems";
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
-import { IDEMPOTENCY_KEY_HEADER } from "@/lib/idempotency/key";
 import { toHttpResponse, type StoredResponse } from "@/lib/idempotency/stored-response";
 
 /**
@@ -70,8 +70,8 @@ export function problemDetailsFor(outcome: Exclude<Outcome, { kind: "replay" | "
 
 function problemFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>): Response {
   const headers: Record<string, string> = {};
-  if ("retryAfterSeconds" in outcome) headers["Retry-After"] = String(outcome.retryAfterSeconds);
-  if (outcome.kind === "unauthenticated") headers["WWW-Authenticate"] = WWW_AUTHENTICATE;
+  if ("retryAfterSeconds" in outcome) headers[RETRY_AFTER_HEADER] = String(outcome.retryAfterSeconds);
+  if (outcome.kind === "unauthenticated") headers[WWW_AUTHENTICATE_HEADER] = WWW_AUTHENTICATE;
   return problemResponse(problemDetailsFor(outcome), headers);
 }
 

@@ -1,3 +1,4 @@
+import { IDEMPOTENT_REPLAYED_HEADER } from "@/lib/http/headers";
 import { canonicalJson } from "@/lib/http/json";
 
 /**
@@ -12,10 +13,8 @@ export interface StoredResponse {
   body: unknown;
 }
 
-export const REPLAYED_HEADER = "Idempotent-Replayed";
-
 export function toHttpResponse(stored: StoredResponse, options: { replayed: boolean }): Response {
   const headers = new Headers(stored.headers);
-  if (options.replayed) headers.set(REPLAYED_HEADER, "true");
+  if (options.replayed) headers.set(IDEMPOTENT_REPLAYED_HEADER, "true");
   return new Response(canonicalJson(stored.body), { status: stored.status, headers });
 }
