@@ -1,7 +1,7 @@
-import { db } from "@/lib/db/client";
+import { db, type Transaction } from "@/lib/db/client";
 import { serverEnv } from "@/lib/env";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import { PostgresIdempotencyStore, type Transaction } from "@/lib/idempotency/postgres-store";
+import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 

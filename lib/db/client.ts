@@ -1,8 +1,15 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { PrismaClient, type Prisma } from "@/lib/generated/prisma/client";
 import { serverEnv } from "@/lib/env";
 
 export type Database = PrismaClient;
+
+/**
+ * The handle of one interactive transaction: what code that writes inside
+ * another module's transaction (the order and the completed key together)
+ * is given. Inside it, use this and never the outer client.
+ */
+export type Transaction = Prisma.TransactionClient;
 
 // Cached on globalThis so that dev-mode hot reloads reuse one pool instead of
 // leaving the old one holding every connection slot of the embedded database.

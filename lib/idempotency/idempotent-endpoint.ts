@@ -1,3 +1,4 @@
+import { assertNever } from "@/lib/assert-never";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { readJsonBody } from "@/lib/http/request-body";
@@ -7,7 +8,7 @@ import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
 import { SideEffectOutcomeUnknown, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
-import { LeaseLostError, type Claim, type IdempotencyStore } from "@/lib/idempotency/store";
+import { LeaseLostError, type Claim, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
 /**
@@ -57,9 +58,22 @@ export interface IdempotentEndpoint<Body, Tx> {
   perform(context: EndpointContext<Body, Tx>): Promise<StoredResponse>;
 }
 
-// After an unknown side effect outcome the lease is already handed back, so
-// the retry can resume the key as soon as the dependency answers again.
-const UNKNOWN_OUTCOME_RETRY_AFTER_SECONDS = 1;
+/**
+ * How long a client is told to wait (Retry-After) before it sends the same
+ * key again, by why it has no answer yet. The endpoint decides this, not the
+ * store: it is advice about HTTP retries, and the store knows only rows.
+ */
+export const RETRY_AFTER_SECONDS = {
+  // Another attempt holds the key. Most checkouts finish within a second,
+  // and a shorter wait would only turn into more 409s.
+  inFlight: 1,
+  // Our attempt lost the key to a takeover: the new holder is now running it.
+  leaseLost: 1,
+  // The provider did not answer; the lease is already handed back, so the
+  // retry resumes the key as soon as the provider answers again.
+  dependencyUnavailable: 1,
+  databaseUnavailable: DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+} as const;
 
 export async function runIdempotent<Body, Tx>(
   endpoint: IdempotentEndpoint<Body, Tx>,
@@ -85,9 +99,22 @@ export async function runIdempotent<Body, Tx>(
     fingerprint: fingerprintRequest(method, path, read.json),
     body: read.json,
   });
-  if (claimResult.kind !== "claimed") return claimResult;
+  if (claimResult.kind !== "claimed") return existingKeyOutcome(claimResult);
 
   return performWithClaim(endpoint, claimResult.claim, { accountId, idempotencyKey: keyResult.key, body: parsed.body });
+}
+
+/** The answer when the key already had a row this attempt could not take. */
+function existingKeyOutcome(result: Exclude<ClaimResult, { kind: "claimed" }>): Outcome {
+  switch (result.kind) {
+    case "replay":
+    case "fingerprint-mismatch":
+      return result;
+    case "in-flight":
+      return { kind: "in-flight", retryAfterSeconds: RETRY_AFTER_SECONDS.inFlight };
+    default:
+      return assertNever(result, "claim result");
+  }
 }
 
 /**
@@ -107,8 +134,11 @@ export async function resumeAbandoned<Body, Tx>(
     // since (a product left the catalog, say). Before the side effect nothing
     // happened and the key can go; after it, a charge may exist that must not
     // be orphaned, so the key stays in flight for someone to look at.
-    if (claim.recoveryPoint === "claimed") await releaseQuietly(endpoint.store, claim);
-    else log.error("idempotency.resume_body_invalid", { keyId: claim.keyId, recoveryPoint: claim.recoveryPoint, detail: parsed.detail });
+    if (sideEffectMayHaveHappened(claim.recoveryPoint)) {
+      log.error("idempotency.resume_body_invalid", { keyId: claim.keyId, recoveryPoint: claim.recoveryPoint, detail: parsed.detail });
+    } else {
+      await releaseQuietly(endpoint.store, claim);
+    }
     return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
   }
   return performWithClaim(endpoint, claim, { accountId: stored.accountId, idempotencyKey: stored.idempotencyKey, body: parsed.body });
@@ -121,7 +151,7 @@ async function performWithClaim<Body, Tx>(
 ): Promise<Outcome> {
   // An earlier attempt that got past `claimed` may have made the side effect
   // happen, whatever this attempt learns about its own try.
-  const earlierAttemptMayHaveActed = claim.recoveryPoint !== "claimed";
+  const earlierAttemptMayHaveActed = sideEffectMayHaveHappened(claim.recoveryPoint);
   let sideEffectBegun = earlierAttemptMayHaveActed;
   const context: EndpointContext<Body, Tx> = {
     ...request,
@@ -147,6 +177,24 @@ async function performWithClaim<Body, Tx>(
   }
 }
 
+/**
+ * Whether an attempt that left a key at this recovery point may have made
+ * its side effect happen. It decides whether a failure may release the key:
+ * releasing one whose side effect happened would let a retry repeat it under
+ * a new key row, and so charge twice.
+ */
+function sideEffectMayHaveHappened(recoveryPoint: InFlightRecoveryPoint): boolean {
+  switch (recoveryPoint) {
+    case "claimed":
+      return false;
+    case "payment_started": // asked for: it may or may not have happened
+    case "charged": // it happened, and its answer is stored
+      return true;
+    default:
+      return assertNever(recoveryPoint, "recovery point");
+  }
+}
+
 // If ending the lease fails, the lease simply runs its course.
 async function endLeaseQuietly<Tx>(store: IdempotencyStore<Tx>, claim: Claim): Promise<void> {
   try {
@@ -169,7 +217,7 @@ async function releaseQuietly<Tx>(store: IdempotencyStore<Tx>, claim: Claim): Pr
 function failureOutcome(error: unknown, claim: Claim, sideEffectBegun: boolean): Outcome {
   if (error instanceof LeaseLostError) {
     log.warn("idempotency.lease_lost", { keyId: claim.keyId });
-    return { kind: "lease-lost", retryAfterSeconds: 1 };
+    return { kind: "lease-lost", retryAfterSeconds: RETRY_AFTER_SECONDS.leaseLost };
   }
   const fields = { keyId: claim.keyId, sideEffectBegun, ...errorFields(error) };
   if (error instanceof SideEffectRejected) {
@@ -178,11 +226,11 @@ function failureOutcome(error: unknown, claim: Claim, sideEffectBegun: boolean):
   }
   if (error instanceof SideEffectOutcomeUnknown) {
     log.warn("idempotency.side_effect_outcome_unknown", fields);
-    return { kind: "dependency-unavailable", detail: error.detail, retryAfterSeconds: UNKNOWN_OUTCOME_RETRY_AFTER_SECONDS };
+    return { kind: "dependency-unavailable", detail: error.detail, retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable };
   }
   if (isDatabaseUnavailable(error)) {
     log.error("idempotency.database_unavailable", fields);
-    return { kind: "database-unavailable", retryAfterSeconds: DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS };
+    return { kind: "database-unavailable", retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable };
   }
   log.error("idempotency.perform_failed", fields);
   return { kind: "internal-error" };

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { assertNever } from "@/lib/assert-never";
+import type { Transaction } from "@/lib/db/client";
 import { Prisma, type PrismaClient } from "@/lib/generated/prisma/client";
 import {
   LeaseLostError,
@@ -11,17 +13,12 @@ import {
 } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
-export type Transaction = Prisma.TransactionClient;
-
 export interface KeyTimings {
   /** How long one attempt holds the key before another may take it over. */
   leaseSeconds: number;
   /** How long a key (and its stored response) lives. */
   ttlSeconds: number;
 }
-
-// How long a client told 409 should wait before trying the same key again.
-const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
 
 /**
  * When a key past its TTL may be deleted (by the reaper, or by a claim that
@@ -77,12 +74,12 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
       }
       if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
       if (existing.state === "complete") return { kind: "replay", stored: storedResponseOf(existing) };
-      if (!existing.lease_expired) return { kind: "in-flight", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
+      if (!existing.lease_expired) return { kind: "in-flight" };
 
       const takenOver = await this.takeOverKey(existing.id);
       if (takenOver) return { kind: "claimed", claim: takenOver };
     }
-    return { kind: "in-flight", retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS };
+    return { kind: "in-flight" };
   }
 
   /**
@@ -142,13 +139,23 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
       RETURNING recovery_point::text AS recovery_point, side_effect_request, side_effect_result`;
     const row = rows[0];
     if (!row) return undefined;
-    const claim: Claim = { keyId, leaseOwner, recoveryPoint: row.recovery_point, tookOver: true };
-    if (row.recovery_point !== "claimed") claim.sideEffectRequest = row.side_effect_request;
-    if (row.recovery_point === "charged") claim.sideEffectResult = row.side_effect_result;
-    return claim;
+    const taken = { keyId, leaseOwner, tookOver: true };
+    // What a resume needs from the row depends on how far the dead attempt got.
+    switch (row.recovery_point) {
+      case "claimed":
+        return { ...taken, recoveryPoint: "claimed" };
+      case "payment_started":
+        return { ...taken, recoveryPoint: "payment_started", sideEffectRequest: row.side_effect_request };
+      case "charged":
+        return { ...taken, recoveryPoint: "charged", sideEffectRequest: row.side_effect_request, sideEffectResult: row.side_effect_result };
+      case "finished":
+        // completeKey sets `finished` and `complete` together, and the UPDATE matched only in-flight rows.
+        throw new Error(`Idempotency key ${keyId} is in flight at recovery point finished`);
+      default:
+        return assertNever(row.recovery_point, "recovery point");
+    }
   }
 
-  /** In-flight keys whose lease ran out, oldest first, for the recovery worker. */
   async findAbandonedKeys(limit: number): Promise<AbandonedKey[]> {
     return this.db.$queryRaw<AbandonedKey[]>`
       SELECT id AS "keyId", account_id AS "accountId", idem_key AS "idempotencyKey",

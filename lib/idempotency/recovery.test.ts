@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import { PostgresIdempotencyStore, type Transaction } from "@/lib/idempotency/postgres-store";
+import type { Transaction } from "@/lib/db/client";
+import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { checkoutEndpoint, paymentProviderKey } from "@/lib/orders/checkout";
 import type { PaymentProvider } from "@/lib/payments/provider";

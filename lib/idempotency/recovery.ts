@@ -1,7 +1,7 @@
+import { assertNever } from "@/lib/assert-never";
 import { errorFields, log } from "@/lib/log";
 import { resumeAbandoned, type IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import type { PostgresIdempotencyStore, Transaction } from "@/lib/idempotency/postgres-store";
-import type { AbandonedKey, Claim } from "@/lib/idempotency/store";
+import type { AbandonedKey, Claim, IdempotencyStore } from "@/lib/idempotency/store";
 
 /**
  * The recovery worker: finds keys whose attempt died while holding them (the
@@ -26,14 +26,14 @@ export interface RecoveryReport {
   failed: number;
 }
 
-export interface RecoveryDeps {
-  store: PostgresIdempotencyStore;
+export interface RecoveryDeps<Tx> {
+  store: IdempotencyStore<Tx>;
   /** The endpoint that owns each path, to resume its requests. */
-  endpointFor(method: string, path: string): IdempotentEndpoint<unknown, Transaction> | undefined;
+  endpointFor(method: string, path: string): IdempotentEndpoint<unknown, Tx> | undefined;
   batchSize: number;
 }
 
-export async function recoverAbandonedKeys({ store, endpointFor, batchSize }: RecoveryDeps): Promise<RecoveryReport> {
+export async function recoverAbandonedKeys<Tx>({ store, endpointFor, batchSize }: RecoveryDeps<Tx>): Promise<RecoveryReport> {
   const report: RecoveryReport = { examined: 0, released: 0, completed: 0, skipped: 0, failed: 0 };
   for (const abandoned of await store.findAbandonedKeys(batchSize)) {
     report.examined++;
@@ -56,15 +56,28 @@ export async function recoverAbandonedKeys({ store, endpointFor, batchSize }: Re
 }
 
 /** Releases (before the charge) or finishes (after it) one key this worker has taken over. */
-async function recoverKey(
-  { store, endpointFor }: Pick<RecoveryDeps, "store" | "endpointFor">,
+async function recoverKey<Tx>(
+  deps: Pick<RecoveryDeps<Tx>, "store" | "endpointFor">,
   claim: Claim,
   abandoned: AbandonedKey,
 ): Promise<"released" | "completed" | "failed"> {
-  if (claim.recoveryPoint === "claimed") {
-    await store.releaseKey(claim);
-    return "released";
+  switch (claim.recoveryPoint) {
+    case "claimed": // nothing was charged: let the next retry run afresh
+      await deps.store.releaseKey(claim);
+      return "released";
+    case "payment_started": // the charge may have happened: repeat it under the same provider key
+    case "charged": // the provider answered: write the order from its stored answer
+      return resumeKey(deps, claim, abandoned);
+    default:
+      return assertNever(claim.recoveryPoint, "recovery point");
   }
+}
+
+async function resumeKey<Tx>(
+  { endpointFor }: Pick<RecoveryDeps<Tx>, "endpointFor">,
+  claim: Claim,
+  abandoned: AbandonedKey,
+): Promise<"completed" | "failed"> {
   const endpoint = endpointFor(abandoned.method, abandoned.path);
   if (!endpoint) {
     log.error("recovery.unknown_endpoint", { keyId: abandoned.keyId, method: abandoned.method, path: abandoned.path });

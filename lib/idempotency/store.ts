@@ -24,11 +24,14 @@ export interface ClaimRequest {
  */
 export type RecoveryPoint = "claimed" | "payment_started" | "charged" | "finished";
 
+/** Where an attempt holding a key can be: a key at `finished` is complete, and nobody holds it. */
+export type InFlightRecoveryPoint = Exclude<RecoveryPoint, "finished">;
+
 /** Proof that this attempt holds the key: the lease owner is checked on every write. */
 export interface Claim {
   keyId: string;
   leaseOwner: string;
-  recoveryPoint: RecoveryPoint;
+  recoveryPoint: InFlightRecoveryPoint;
   /** True when this attempt took the key over from one whose lease expired. */
   tookOver: boolean;
   /** From `payment_started` on: what the side effect was asked to do, so a resumed request repeats exactly that. */
@@ -40,7 +43,7 @@ export interface Claim {
 export type ClaimResult =
   | { kind: "claimed"; claim: Claim }
   | { kind: "replay"; stored: StoredResponse }
-  | { kind: "in-flight"; retryAfterSeconds: number }
+  | { kind: "in-flight" }
   | { kind: "fingerprint-mismatch" };
 
 /** An in-flight key whose holder's lease ran out: its attempt crashed or stalled. */
@@ -55,6 +58,8 @@ export interface AbandonedKey {
 
 export interface IdempotencyStore<Tx> {
   claimKey(request: ClaimRequest): Promise<ClaimResult>;
+  /** In-flight keys whose lease ran out, oldest first: the recovery worker's work list. */
+  findAbandonedKeys(limit: number): Promise<AbandonedKey[]>;
   /** Takes over an in-flight key whose lease expired; undefined if someone else won or it finished. */
   takeOverKey(keyId: string): Promise<Claim | undefined>;
   /**

@@ -1,9 +1,11 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { assertNever } from "@/lib/assert-never";
+import type { Transaction } from "@/lib/db/client";
 import { injectFault, type FaultName } from "@/lib/faults";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import type { Transaction } from "@/lib/idempotency/postgres-store";
 import { SideEffectOutcomeUnknown, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
 import type { IdempotencyStore } from "@/lib/idempotency/store";
+import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
 import { recordDecline, recordPaidOrder } from "@/lib/orders/record";
 import { chargeResultSchema, PaymentProviderError, type ChargeResult, type PaymentProvider } from "@/lib/payments/provider";
@@ -12,11 +14,8 @@ import { chargeResultSchema, PaymentProviderError, type ChargeResult, type Payme
  * POST /api/orders: price the cart, charge it, and record the outcome. The
  * idempotency layer around it guarantees this runs to completion at most once
  * per (account, key); this module only says what one checkout does, and
- * where it resumes when an earlier attempt died part-way:
- *
- *   claimed          → charge (first time, or the earlier attempt charged nothing)
- *   payment_started  → charge again: the provider key makes it return the first charge
- *   charged          → the provider's answer is stored with the key: write the order from it
+ * where it resumes when an earlier attempt died part-way: one case per
+ * recovery point in `perform`, checked by the compiler for completeness.
  *
  * From payment_started on, the cart is the one priced when the charge began
  * (stored with the key), not this attempt's: a resume must send the provider
@@ -38,26 +37,53 @@ export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedC
     store: deps.store,
     parseBody: parseCheckoutRequest,
     async perform(context) {
-      const { accountId, claim, complete } = context;
-      const cart = claim.recoveryPoint === "claimed" ? context.body : cartBeingCharged(claim.sideEffectRequest, context.body);
-      const charge = claim.recoveryPoint === "charged" ? storedCharge(claim.sideEffectResult) : await chargeOnce(deps, context, cart);
-      const record = { accountId, keyId: claim.keyId, cart, charge, provider: deps.provider.name };
-      return complete(async (tx) => {
-        const response = charge.status === "succeeded" ? await recordPaidOrder(tx, record) : await recordDecline(tx, record);
-        injectFault(deps.fault, "before-commit");
-        return response;
-      });
+      const { claim } = context;
+      switch (claim.recoveryPoint) {
+        case "claimed": {
+          // First time, or an earlier attempt died before it charged anything.
+          const cart = context.body;
+          return recordOutcome(deps, context, cart, await chargeFirstTime(deps, context, cart));
+        }
+        case "payment_started": {
+          // Charge again: the same provider key makes the provider return the first charge, if there was one.
+          const cart = cartBeingCharged(claim.sideEffectRequest, context.body);
+          return recordOutcome(deps, context, cart, await chargeCart(deps, context, cart));
+        }
+        case "charged": {
+          // The provider's answer is stored with the key: write the order from it, without asking again.
+          const cart = cartBeingCharged(claim.sideEffectRequest, context.body);
+          return recordOutcome(deps, context, cart, storedCharge(claim.sideEffectResult));
+        }
+        default:
+          return assertNever(claim.recoveryPoint, "recovery point");
+      }
     },
   };
 }
 
-async function chargeOnce(deps: CheckoutDeps, context: EndpointContext<PricedCart, Transaction>, cart: PricedCart): Promise<ChargeResult> {
+type CheckoutContext = EndpointContext<PricedCart, Transaction>;
+
+/** The order (or the decline) and the completed key, in one transaction. */
+function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart, charge: ChargeResult): Promise<StoredResponse> {
+  const record = { accountId: context.accountId, keyId: context.claim.keyId, cart, charge, provider: deps.provider.name };
+  return context.complete(async (tx) => {
+    const response = charge.status === "succeeded" ? await recordPaidOrder(tx, record) : await recordDecline(tx, record);
+    injectFault(deps.fault, "before-commit");
+    return response;
+  });
+}
+
+/** Records that the payment begins, with the cart it charges, then charges it. */
+async function chargeFirstTime(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart): Promise<ChargeResult> {
+  injectFault(deps.fault, "after-claim");
+  if (deps.holdBeforeChargeMs) await delay(deps.holdBeforeChargeMs);
+  await context.beginSideEffect(cart);
+  return chargeCart(deps, context, cart);
+}
+
+/** Asks the provider under the key row's provider key, and keeps its answer with the key (`charged`). */
+async function chargeCart(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart): Promise<ChargeResult> {
   const { accountId, claim } = context;
-  if (claim.recoveryPoint === "claimed") {
-    injectFault(deps.fault, "after-claim");
-    if (deps.holdBeforeChargeMs) await delay(deps.holdBeforeChargeMs);
-    await context.beginSideEffect(cart);
-  }
   let charge: ChargeResult;
   try {
     charge = await deps.provider.charge({

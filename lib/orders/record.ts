@@ -1,4 +1,4 @@
-import type { Transaction } from "@/lib/idempotency/postgres-store";
+import type { Transaction } from "@/lib/db/client";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem";
 import type { PricedCart } from "@/lib/orders/cart";
