@@ -16,6 +16,7 @@
  * payment and the completed key in one transaction, answer.
  */
 import { randomUUID } from "node:crypto";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../lib/http/headers.ts";
 import { startAppServer } from "../lib/testing/app-server.ts";
 
 const QUICK = process.argv.includes("--quick");
@@ -96,7 +97,7 @@ async function timed(send: () => Promise<Response>): Promise<Sample> {
   const started = performance.now();
   const response = await send();
   await response.arrayBuffer(); // the answer counts once it has fully arrived
-  const replayed = response.headers.get("Idempotent-Replayed") === "true";
+  const replayed = response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true";
   return { answer: `${response.status}${replayed ? " replay" : ""}`, ms: performance.now() - started };
 }
 
@@ -129,7 +130,7 @@ function cartBody() {
 function postOrder(baseUrl: string, token: string, key: string, body: unknown): Promise<Response> {
   return fetch(`${baseUrl}/api/orders`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Idempotency-Key": key },
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", [IDEMPOTENCY_KEY_HEADER]: key },
     body: JSON.stringify(body),
   });
 }
