@@ -8,7 +8,7 @@ import { DEFAULT_STRATEGY, type CheckoutStrategy } from "@/lib/client/demo";
 import { RETRY_POLICY } from "@/lib/client/retry-policy";
 import { endsIntent, intentForPay, markUnresolved } from "@/lib/client/intent-decision";
 import { createIntentStore, samePayload, shouldAutoResume, startRun, type StoredIntent } from "@/lib/client/intent-store";
-import type { CheckoutPhase } from "./CheckoutStatus";
+import type { CheckoutPhase } from "@/lib/client/checkout-phase";
 
 export interface PaidOrder {
   order: Order;
