@@ -1,20 +1,9 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import type { AttemptInfo } from "@/lib/client/checkout";
+import type { CheckoutPhase } from "@/lib/client/checkout-phase";
 import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
 import { describeFailure } from "./attempt-labels";
-
-export type CheckoutPhase =
-  | { kind: "idle" }
-  /** An attempt is on the wire; attempt > 1 is a retry. `resumed`: this run picked up an intent after a reload. */
-  | { kind: "paying"; attempt: number; maxAttempts: number; resumed: boolean }
-  /** Between attempts: the wait before the next one, and why. */
-  | { kind: "waiting"; nextAttempt: number; maxAttempts: number; inMs: number; after: AttemptInfo }
-  | { kind: "paid"; replayed: boolean }
-  | { kind: "declined"; detail: string }
-  /** outcomeUnknown: the client gave up, the payment may have gone through; paying again resends the same key. */
-  | { kind: "failed"; detail: string; outcomeUnknown: boolean };
 
 /** The words the status region announces; the e2e tests read these. */
 export function statusText(phase: CheckoutPhase): string {

@@ -22,7 +22,8 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
     headingRef.current?.focus();
   }, []);
 
-  const paidWith = PAYMENT_METHODS.find((method) => method.id === order.payment.paymentMethod)?.label ?? order.payment.paymentMethod;
+  const { payment } = order;
+  const paidWith = payment && (PAYMENT_METHODS.find((method) => method.id === payment.paymentMethod)?.label ?? payment.paymentMethod);
 
   return (
     <section data-testid="order-confirmation" aria-labelledby="order-confirmed-heading">
@@ -52,8 +53,13 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
         <dd className="font-semibold tabular-nums text-espresso" data-testid="order-amount">
           {formatMoney(order.amount, order.currency)}
         </dd>
-        <dt className="text-mocha">Paid with</dt>
-        <dd className="text-espresso">{paidWith}</dd>
+        {/* The API allows an order without its payment row; then there is no method to name. */}
+        {paidWith && (
+          <>
+            <dt className="text-mocha">Paid with</dt>
+            <dd className="text-espresso">{paidWith}</dd>
+          </>
+        )}
         <dt className="text-mocha">Requests</dt>
         <dd className="text-espresso" data-testid="order-attempts">
           {attempts === 1 ? "1 request" : idempotencyKey === null ? `${attempts} requests, no key` : `${attempts} requests, charged once`}

@@ -3,7 +3,7 @@
 import { useMemo, useRef, useState } from "react";
 import type { Product } from "@/lib/orders/catalog";
 import type { CartLine, PaymentMethod } from "@/lib/client/api-types";
-import { newIdempotencyKey } from "@/lib/client/checkout";
+import { newCartId } from "@/lib/client/cart-id";
 import type { StoredIntent } from "@/lib/client/intent-store";
 import { DemoPanel } from "@/components/demo/DemoPanel";
 import { useDemoScenario } from "@/components/demo/useDemoScenario";
@@ -90,7 +90,7 @@ export function Shop({ products }: { products: readonly Product[] }) {
 
   function pay() {
     if (lines.length === 0 || paid || demo.applying) return;
-    cartIdRef.current ??= newIdempotencyKey();
+    cartIdRef.current ??= newCartId();
     checkout.pay({
       cart: { cartId: cartIdRef.current, items: lines.map(({ sku, quantity }) => ({ sku, quantity })) },
       paymentMethod,

@@ -1,9 +1,21 @@
 import { authenticate } from "@/lib/auth/accounts";
-import { demoFaultsDisabledResponse, demoFaultsEnabled, demoSettingsFor, demoSettingsSchema, saveDemoSettings } from "@/lib/demo/settings";
+import {
+  demoFaultsDisabledResponse,
+  demoFaultsEnabled,
+  demoSettingsFor,
+  demoSettingsSchema,
+  saveDemoSettings,
+  type DemoSettings,
+} from "@/lib/demo/settings";
 import { jsonResponse } from "@/lib/http/json";
 import { readJsonBody } from "@/lib/http/request-body";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { getServices } from "@/lib/services";
+
+/** What GET and PUT /api/demo/settings answer: the account's faults, and whether the server allows any. The browser imports it as a type. */
+export interface DemoSettingsView extends DemoSettings {
+  faultsEnabled: boolean;
+}
 
 /** GET /api/demo/settings: this account's demo faults, and whether the server allows any. */
 export async function getDemoSettings(request: Request): Promise<Response> {
@@ -11,7 +23,7 @@ export async function getDemoSettings(request: Request): Promise<Response> {
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse("unauthenticated", auth.detail);
   const settings = await demoSettingsFor(db, auth.caller.accountId);
-  return jsonResponse(200, { faultsEnabled: demoFaultsEnabled(), ...settings }, { "Cache-Control": "no-store" });
+  return jsonResponse(200, { faultsEnabled: demoFaultsEnabled(), ...settings } satisfies DemoSettingsView, { "Cache-Control": "no-store" });
 }
 
 /** PUT /api/demo/settings: switch this account's demo faults (only on a server started with DEMO_FAULTS=on). */
@@ -30,5 +42,5 @@ export async function putDemoSettings(request: Request): Promise<Response> {
     return requestProblemResponse("invalid-body", errors.map((e) => `${e.path}: ${e.message}`).join("; "), errors);
   }
   const saved = await saveDemoSettings(db, auth.caller.accountId, parsed.data);
-  return jsonResponse(200, { faultsEnabled: true, ...saved }, { "Cache-Control": "no-store" });
+  return jsonResponse(200, { faultsEnabled: true, ...saved } satisfies DemoSettingsView, { "Cache-Control": "no-store" });
 }

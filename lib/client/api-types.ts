@@ -4,6 +4,7 @@
  * shapes without pulling in the retry machinery.
  */
 
+import type { OrderView } from "@/lib/orders/order-view";
 import type { TestPaymentMethod } from "@/lib/payments/provider";
 
 // Stripe's test payment methods the server accepts. The server's list is the
@@ -36,25 +37,10 @@ export interface Cart {
   items: CartLine[];
 }
 
-export interface OrderItem {
-  sku: string;
-  name: string;
-  unitAmount: number;
-  quantity: number;
-  amount: number;
-}
-
-export interface Order {
-  id: string;
-  object: "order";
-  status: "paid";
-  cartId: string;
-  currency: string;
-  amount: number;
-  items: OrderItem[];
-  payment: { id: string; status: string; paymentMethod: string };
-  createdAt: string;
-}
+// The order as the server shows it (lib/orders/order-view.ts), by the same
+// type-only import: the browser reads exactly what the API writes.
+export type Order = OrderView;
+export type OrderItem = OrderView["items"][number];
 
 /** RFC 9457 problem details, as the API returns them (402 adds `declineCode`). */
 export interface Problem {

@@ -5,6 +5,8 @@
  * browser should send them. The server accepts fault settings only when it
  * runs with DEMO_FAULTS=on; they affect only the account that set them.
  */
+import type { DemoSettingsView } from "@/lib/api/demo";
+import type { DemoSettings as AccountFaults } from "@/lib/demo/settings";
 import { toProblem } from "./api-types";
 import { ORDERS_URL } from "./checkout";
 import type { FetchLike } from "./attempt";
@@ -13,16 +15,12 @@ export const DEMO_SETTINGS_URL = "/api/demo/settings";
 /** The lab's deliberately broken endpoint: no Idempotency-Key, a new order on every call. Never the real one. */
 export const UNSAFE_ORDERS_URL = "/api/lab/unsafe-orders";
 
-export interface ServerFaults {
-  /** The server holds each first-time payment this long after claiming its key (0..20000). */
-  networkDelayMs: number;
-  /** The server commits a first-time order, then drops the connection without answering. */
-  loseResponse: boolean;
-}
-
-export interface DemoSettings extends ServerFaults {
-  faultsEnabled: boolean;
-}
+// The server's own types, by type-only imports: none of the server's code
+// reaches the browser, and a fault added there is a fault here.
+/** What the server does to this account's payments (lib/demo/settings.ts). */
+export type ServerFaults = AccountFaults;
+/** What GET/PUT /api/demo/settings answer: the faults, and whether the server allows any (lib/api/demo.ts). */
+export type DemoSettings = DemoSettingsView;
 
 export const NO_FAULTS: Readonly<ServerFaults> = Object.freeze({ networkDelayMs: 0, loseResponse: false });
 

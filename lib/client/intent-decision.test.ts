@@ -22,7 +22,7 @@ const RESULTS = {
   gaveUp: { kind: "failed", outcomeUnknown: true, problem: null, message: "no answer", status: null, attempts: 12, requestId: null },
 } satisfies Record<string, CheckoutResult>;
 
-/** What useCheckout leaves in sessionStorage for the cart once a run ends. */
+/** What the intent runner leaves in sessionStorage for the cart once a run ends. */
 function storedAfter(intent: StoredIntent, result: CheckoutResult): StoredIntent | null {
   return endsIntent(result) ? null : markUnresolved(intent);
 }

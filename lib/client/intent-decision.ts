@@ -1,7 +1,7 @@
 /**
  * When a checkout intent ends, and which intent a press of Pay sends: the
  * rules that decide whether a request reuses an Idempotency-Key or gets a new
- * one, as pure functions (the hook in components/shop/useCheckout.ts only
+ * one, as pure functions (the intent runner in intent-runner.ts only
  * applies them to sessionStorage).
  *
  * Reusing a key for a new purchase would replay the old result instead of
