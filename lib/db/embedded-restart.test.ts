@@ -14,6 +14,9 @@ import { startAppServer, type AppServer } from "@/lib/testing/app-server";
  * CI, where the other tests use PostgreSQL.
  */
 const TTL_SECONDS = 120;
+// Two starts of the embedded database (one cold: initdb) take ~15 s alone and
+// over 30 s on a busy 2-core machine.
+const EMBEDDED_TEST_TIMEOUT_MS = 90_000;
 
 let dataDir: string;
 let server: AppServer | undefined;
@@ -46,7 +49,7 @@ async function keyLifetimeSeconds(databaseUrl: string, accountId: string): Promi
 }
 
 describe("the embedded database", () => {
-  it("is used without DATABASE_URL, says so, keeps a paid order across a clean restart, and keys live IDEMPOTENCY_TTL_SECONDS", async () => {
+  it("is used without DATABASE_URL, says so, keeps a paid order across a clean restart, and keys live IDEMPOTENCY_TTL_SECONDS", { timeout: EMBEDDED_TEST_TIMEOUT_MS }, async () => {
     server = await start();
     expect(server.realPostgres).toBe(false);
     expect(server.output()).toMatch(/\[oncepay\] database: embedded PGlite, data in .*pglite.*\(no DATABASE_URL set\)/);
