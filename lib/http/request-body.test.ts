@@ -44,3 +44,14 @@ describe("readJsonBody", () => {
     expect(await readJsonBody(streamed(`"${"x".repeat(MAX_BODY_BYTES * 4)}"`))).toMatchObject({ ok: false, reason: "body-too-large" });
   });
 });
+
+describe("readJsonBody's rules for what JSON may contain", () => {
+  it.each([
+    ["a NUL in an unknown field", '{"cartId":"c","x":"\\u0000"}', "U+0000"],
+    ["a lone surrogate", '{"cartId":"\\ud800"}', "surrogate"],
+    ["a number that overflows", '{"cartId":"c","x":1e400}', "finite"],
+    ["nesting a few thousand levels deep", `{"x":${"[".repeat(3000)}${"]".repeat(3000)}}`, "levels deep"],
+  ])("refuses %s as unacceptable-json, saying which rule", async (_name, body, rule) => {
+    expect(await readJsonBody(post(body))).toEqual({ ok: false, reason: "unacceptable-json", detail: expect.stringContaining(rule) });
+  });
+});

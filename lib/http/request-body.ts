@@ -1,12 +1,15 @@
+import { checkJsonRules } from "@/lib/http/json-rules";
+
 /**
  * Reads a JSON request body within a size limit, without trusting
- * Content-Length alone (a client can omit it or lie).
+ * Content-Length alone (a client can omit it or lie), and refuses JSON that
+ * the server could not store or hash (lib/http/json-rules.ts).
  */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 export type BodyReadResult =
   | { ok: true; json: unknown }
-  | { ok: false; reason: "unsupported-media-type" | "body-too-large" | "malformed-json"; detail: string };
+  | { ok: false; reason: "unsupported-media-type" | "body-too-large" | "malformed-json" | "unacceptable-json"; detail: string };
 
 export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES): Promise<BodyReadResult> {
   if (!isJsonContentType(request.headers.get("content-type"))) {
@@ -25,11 +28,15 @@ export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES
   } catch {
     return { ok: false, reason: "malformed-json", detail: "The body is not valid UTF-8." };
   }
+  let json: unknown;
   try {
-    return { ok: true, json: JSON.parse(text) };
+    json = JSON.parse(text);
   } catch (error) {
     return { ok: false, reason: "malformed-json", detail: `The body is not valid JSON: ${(error as Error).message}` };
   }
+  const violation = checkJsonRules(json);
+  if (violation) return { ok: false, reason: "unacceptable-json", detail: violation.detail };
+  return { ok: true, json };
 }
 
 function isJsonContentType(value: string | null): boolean {

@@ -13,6 +13,7 @@ export const REQUEST_PROBLEMS = {
   "unsupported-media-type": { status: 415, slug: "unsupported-media-type", title: "Unsupported media type" },
   "body-too-large": { status: 413, slug: "body-too-large", title: "Request body too large" },
   "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },
+  "unacceptable-json": { status: 400, slug: "unacceptable-json", title: "JSON the server does not accept" },
   "invalid-body": { status: 400, slug: "invalid-body", title: "Invalid request body" },
 } as const satisfies Record<string, { status: number; slug: string; title: string }>;
 

@@ -15,6 +15,7 @@ describe("outcomeToResponse", () => {
     [{ kind: "unsupported-media-type", detail: "xml" }, 415],
     [{ kind: "body-too-large", detail: "big" }, 413],
     [{ kind: "malformed-json", detail: "{" }, 400],
+    [{ kind: "unacceptable-json", detail: "NUL" }, 400],
     [{ kind: "invalid-body", detail: "items", errors: [] }, 400],
     [{ kind: "in-flight", retryAfterSeconds: 1 }, 409],
     [{ kind: "fingerprint-mismatch" }, 422],

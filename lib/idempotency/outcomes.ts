@@ -18,6 +18,7 @@ export type Outcome =
   | { kind: "unsupported-media-type"; detail: string }
   | { kind: "body-too-large"; detail: string }
   | { kind: "malformed-json"; detail: string }
+  | { kind: "unacceptable-json"; detail: string }
   | { kind: "invalid-body"; detail: string; errors: { path: string; message: string }[] }
   // Decided by the key's existing row.
   | { kind: "replay"; stored: StoredResponse }
