@@ -21,7 +21,7 @@ export interface DemoSettingsView extends DemoSettings {
 export async function getDemoSettings(request: Request): Promise<Response> {
   const { db } = getServices();
   const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse("unauthenticated", auth.detail);
+  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   const settings = await demoSettingsFor(db, auth.caller.accountId);
   return jsonResponse(200, { faultsEnabled: demoFaultsEnabled(), ...settings } satisfies DemoSettingsView, { "Cache-Control": "no-store" });
 }
@@ -30,7 +30,7 @@ export async function getDemoSettings(request: Request): Promise<Response> {
 export async function putDemoSettings(request: Request): Promise<Response> {
   const { db } = getServices();
   const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse("unauthenticated", auth.detail);
+  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   if (!demoFaultsEnabled()) {
     return demoFaultsDisabledResponse("This server was started without DEMO_FAULTS=on, so server-side demo faults cannot be switched on.");
   }

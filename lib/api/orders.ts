@@ -14,7 +14,7 @@ import { getServices } from "@/lib/services";
 export async function createOrder(request: Request): Promise<Response> {
   const { db, idempotencyStore, paymentProvider } = getServices();
   const auth = await authenticate(db, request);
-  if (!auth.ok) return outcomeToResponse({ kind: "unauthenticated", detail: auth.detail });
+  if (!auth.ok) return outcomeToResponse({ kind: auth.reason, detail: auth.detail });
 
   const demo = await demoSettingsFor(db, auth.caller.accountId);
   const fault = requestedFault(request);
@@ -38,7 +38,7 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export async function getOrder(request: Request, orderId: string): Promise<Response> {
   const { db } = getServices();
   const auth = await authenticate(db, request);
-  if (!auth.ok) return outcomeToResponse({ kind: "unauthenticated", detail: auth.detail });
+  if (!auth.ok) return outcomeToResponse({ kind: auth.reason, detail: auth.detail });
 
   const order = UUID_PATTERN.test(orderId)
     ? await db.order.findFirst({ where: { id: orderId, accountId: auth.caller.accountId }, include: { items: true, payment: true } })

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { checkSameOrigin } from "@/lib/auth/same-origin";
 import { API_TOKEN_PATTERN, SESSION_COOKIE, SESSION_TOKEN_PATTERN, mintApiToken } from "@/lib/auth/session-cookie";
 
 /**
@@ -12,7 +13,8 @@ export interface Caller {
   accountId: string;
 }
 
-export type AuthResult = { ok: true; caller: Caller } | { ok: false; detail: string };
+/** `cross-site`: a session cookie on a request another site made (403); `unauthenticated`: no usable credential (401). */
+export type AuthResult = { ok: true; caller: Caller } | { ok: false; reason: "unauthenticated" | "cross-site"; detail: string };
 
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -29,17 +31,25 @@ export async function authenticate(db: PrismaClient, request: Request): Promise<
   if (authorization !== null) return authenticateBearer(db, authorization);
 
   const sessionToken = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
-  if (sessionToken !== undefined) return authenticateSession(db, sessionToken);
+  if (sessionToken !== undefined) {
+    const origin = checkSameOrigin(request);
+    if (!origin.ok) return { ok: false, reason: "cross-site", detail: origin.detail };
+    return authenticateSession(db, sessionToken);
+  }
 
-  return { ok: false, detail: "Send Authorization: Bearer <token> (create one with POST /api/accounts), or use the shop in a browser." };
+  return unauthenticated("Send Authorization: Bearer <token> (create one with POST /api/accounts), or use the shop in a browser.");
+}
+
+function unauthenticated(detail: string): AuthResult {
+  return { ok: false, reason: "unauthenticated", detail };
 }
 
 async function authenticateBearer(db: PrismaClient, authorization: string): Promise<AuthResult> {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
   const token = match?.[1];
-  if (!token || !API_TOKEN_PATTERN.test(token)) return { ok: false, detail: "The Authorization header is not a valid bearer token." };
+  if (!token || !API_TOKEN_PATTERN.test(token)) return unauthenticated("The Authorization header is not a valid bearer token.");
   const account = await db.account.findUnique({ where: { tokenHash: hashToken(token) }, select: { id: true, kind: true } });
-  if (!account || account.kind !== "api") return { ok: false, detail: "The bearer token is not recognised." };
+  if (!account || account.kind !== "api") return unauthenticated("The bearer token is not recognised.");
   return { ok: true, caller: { accountId: account.id } };
 }
 
@@ -49,11 +59,11 @@ async function authenticateBearer(db: PrismaClient, authorization: string): Prom
  * first requests from one new browser agree on one account.
  */
 async function authenticateSession(db: PrismaClient, token: string): Promise<AuthResult> {
-  if (!SESSION_TOKEN_PATTERN.test(token)) return { ok: false, detail: "The session cookie is not valid. Reload the shop to get a new one." };
+  if (!SESSION_TOKEN_PATTERN.test(token)) return unauthenticated("The session cookie is not valid. Reload the shop to get a new one.");
   const tokenHash = hashToken(token);
   const existing = await db.account.findUnique({ where: { tokenHash }, select: { id: true, kind: true } });
   if (existing) {
-    return existing.kind === "browser" ? { ok: true, caller: { accountId: existing.id } } : { ok: false, detail: "The session cookie is not valid." };
+    return existing.kind === "browser" ? { ok: true, caller: { accountId: existing.id } } : unauthenticated("The session cookie is not valid.");
   }
   await db.$executeRaw`INSERT INTO accounts (token_hash, kind) VALUES (${tokenHash}, 'browser') ON CONFLICT (token_hash) DO NOTHING`;
   const created = await db.account.findUniqueOrThrow({ where: { tokenHash }, select: { id: true } });

@@ -10,6 +10,7 @@ import { problemResponse, problemType } from "@/lib/http/problem";
  */
 export const REQUEST_PROBLEMS = {
   "unauthenticated": { status: 401, slug: "unauthenticated", title: "Authentication required" },
+  "cross-site": { status: 403, slug: "cross-site-request", title: "Cross-site request refused" },
   "unsupported-media-type": { status: 415, slug: "unsupported-media-type", title: "Unsupported media type" },
   "body-too-large": { status: 413, slug: "body-too-large", title: "Request body too large" },
   "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },

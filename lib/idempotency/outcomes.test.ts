@@ -9,6 +9,7 @@ async function problemOf(outcome: Outcome) {
 describe("outcomeToResponse", () => {
   it.each([
     [{ kind: "unauthenticated", detail: "no token" }, 401],
+    [{ kind: "cross-site", detail: "Origin: https://evil.example" }, 403],
     [{ kind: "key-missing", detail: "missing" }, 400],
     [{ kind: "key-invalid", detail: "bad" }, 400],
     [{ kind: "key-repeated", detail: "twice" }, 400],

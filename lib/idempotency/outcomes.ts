@@ -12,6 +12,7 @@ import { toHttpResponse, type StoredResponse } from "@/lib/idempotency/stored-re
 export type Outcome =
   // Rejected before anything is written: the key stays usable.
   | { kind: "unauthenticated"; detail: string }
+  | { kind: "cross-site"; detail: string }
   | { kind: "key-missing"; detail: string }
   | { kind: "key-invalid"; detail: string }
   | { kind: "key-repeated"; detail: string }

@@ -24,7 +24,7 @@ import { getServices } from "@/lib/services";
 export async function createUnsafeOrder(request: Request): Promise<Response> {
   const { db, paymentProvider } = getServices();
   const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse("unauthenticated", auth.detail);
+  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   if (!demoFaultsEnabled()) {
     return demoFaultsDisabledResponse("This server was started without DEMO_FAULTS=on, so the lab's keyless checkout is switched off: it would charge twice on purpose.");
   }
