@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { SECURITY_HEADERS } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   // The server's own responses identify OncePay, not the framework.
@@ -9,6 +10,10 @@ const nextConfig: NextConfig = {
   // pg is loaded at run time from node_modules rather than bundled: it has
   // optional native parts that bundlers should not try to resolve.
   serverExternalPackages: ["pg"],
+  // Pages add their per-request Content-Security-Policy in proxy.ts.
+  async headers() {
+    return [{ source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];
+  },
 };
 
 export default nextConfig;

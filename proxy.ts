@@ -1,20 +1,37 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { SESSION_COOKIE, mintSessionToken, sessionCookieOptions } from "@/lib/auth/session-cookie";
+import { isDevelopment } from "@/lib/env";
+import { contentSecurityPolicy, newNonce } from "@/lib/http/security-headers";
 
 /**
- * Gives a browser its session on the first page it loads. Only a random token
- * is minted here (no database work on the request path); its account is
- * created the first time an API call presents it.
+ * Every page load: a Content-Security-Policy with a fresh nonce (Next.js
+ * reads it from the forwarded request and puts it on its scripts), and, on
+ * the first page a browser loads, its session. Only a random token is minted
+ * here (no database work on the request path); its account is created the
+ * first time an API call presents it.
  */
 export function proxy(request: NextRequest) {
-  if (request.cookies.has(SESSION_COOKIE)) return NextResponse.next();
-
-  const token = mintSessionToken();
+  const newSession = request.cookies.has(SESSION_COOKIE) ? null : mintSessionToken();
   // Set on the forwarded request too, so the page rendered now already sees it.
-  request.cookies.set(SESSION_COOKIE, token);
-  const response = NextResponse.next({ request: { headers: request.headers } });
-  response.cookies.set(SESSION_COOKIE, token, sessionCookieOptions());
+  if (newSession) request.cookies.set(SESSION_COOKIE, newSession);
+
+  const policy = contentSecurityPolicy(newNonce(), { development: isDevelopment() });
+  const forwarded = new Headers(request.headers);
+  forwarded.set("Content-Security-Policy", policy);
+  const response = NextResponse.next({ request: { headers: forwarded } });
+  response.headers.set("Content-Security-Policy", policy);
+  if (newSession) {
+    response.cookies.set(SESSION_COOKIE, newSession, sessionCookieOptions({ secure: servedOverHttps(request) }));
+    // A response that hands out a session must never be stored by a shared
+    // cache, or every later visitor would get this shopper's account.
+    response.headers.set("Cache-Control", "private, no-store");
+  }
   return response;
+}
+
+// Behind a load balancer that terminates TLS, the app itself sees plain HTTP.
+function servedOverHttps(request: NextRequest): boolean {
+  return request.nextUrl.protocol === "https:" || request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
 
 export const config = {

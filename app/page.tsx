@@ -1,11 +1,15 @@
+import { connection } from "next/server";
 import { CATALOG } from "@/lib/orders/catalog";
 import { Hero } from "@/components/shop/Hero";
 import { Shop } from "@/components/shop/Shop";
 import { SiteFooter } from "@/components/shop/SiteFooter";
 import { SiteHeader } from "@/components/shop/SiteHeader";
 
-// The catalog is static, so the page is too; the session cookie comes from proxy.ts.
-export default function HomePage() {
+// Rendered per request, although the catalog is static: each response
+// carries its own CSP nonce and, on a first visit, a session cookie, and
+// neither may be cached and handed to the next visitor (proxy.ts).
+export default async function HomePage() {
+  await connection();
   return (
     <>
       <SiteHeader />

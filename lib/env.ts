@@ -29,6 +29,10 @@ const serverEnvSchema = z.object({
   // Lets a request ask for a failure at a named point (see lib/faults.ts).
   // For tests and demos only; never enable it where real money moves.
   DEMO_FAULTS: z.enum(["on", "off"]).default("off"),
+  // Lets the `crash-*` faults kill the server process (the crash matrix).
+  // Apart from DEMO_FAULTS because with it any caller can stop the server:
+  // only the test harness turns it on, and nothing turns it on by default.
+  CRASH_FAULTS: z.enum(["on", "off"]).default("off"),
   // The payment provider: Stripe's API through its SDK, at the local payment
   // simulator when PAYMENT_SIMULATOR_URL is set (the launcher starts one and
   // sets both), else at Stripe itself. Test-mode keys only: this is a demo.
@@ -45,6 +49,15 @@ export type LogLevel = ServerEnv["LOG_LEVEL"];
 /** The log level alone: logging must work even when the rest of the configuration is invalid. */
 export function configuredLogLevel(): LogLevel {
   return serverEnvSchema.shape.LOG_LEVEL.catch("info").parse(process.env.LOG_LEVEL);
+}
+
+/**
+ * Whether this is the development server (`next dev` sets NODE_ENV). Apart
+ * from serverEnv() because proxy.ts needs it on every page load and must not
+ * depend on the rest of the configuration.
+ */
+export function isDevelopment(): boolean {
+  return process.env.NODE_ENV === "development";
 }
 
 let cached: ServerEnv | undefined;

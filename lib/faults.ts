@@ -5,10 +5,13 @@ import { log } from "@/lib/log";
 /**
  * Failure injection for tests and demos. When the server runs with
  * DEMO_FAULTS=on, a request may carry `OncePay-Fault: <name>` and the server
- * fails on purpose at that site: it throws (a broken dependency) or kills its
- * own process with SIGKILL (a crash: no finally blocks, no cleanup, open
- * transactions rolled back by the database). The header is not part of the
- * request's fingerprint, so a retry without it is the same request.
+ * fails on purpose at that site: it throws (a broken dependency) or, only
+ * when CRASH_FAULTS=on as well, kills its own process with SIGKILL (a crash:
+ * no finally blocks, no cleanup, open transactions rolled back by the
+ * database). A crash stops the server for everyone, so it has its own switch,
+ * which only the test harness sets; asked for without it, it is ignored like
+ * any unknown name. The header is not part of the request's fingerprint, so a
+ * retry without it is the same request.
  */
 /** Where a checkout can be made to fail, in the order it reaches them. */
 export type FaultSite =
@@ -45,8 +48,14 @@ export class InjectedFault extends Error {
 
 export function requestedFault(request: Request): FaultName | undefined {
   const value = request.headers.get(FAULT_HEADER);
-  if (!value || serverEnv().DEMO_FAULTS !== "on") return undefined;
-  return (FAULT_NAMES as string[]).includes(value) ? (value as FaultName) : undefined;
+  const env = serverEnv();
+  if (!value || env.DEMO_FAULTS !== "on" || !isFaultName(value)) return undefined;
+  if (FAULTS[value].crash && env.CRASH_FAULTS !== "on") return undefined;
+  return value;
+}
+
+function isFaultName(value: string): value is FaultName {
+  return (FAULT_NAMES as string[]).includes(value);
 }
 
 /** Fails here when the request asked for a fault at this site. */

@@ -20,12 +20,14 @@ export function mintApiToken(): string {
   return `opk_${randomBytes(TOKEN_BYTES).toString("base64url")}`;
 }
 
-export function sessionCookieOptions() {
+/** `secure`: the page was served over HTTPS, so the cookie must never travel without it. */
+export function sessionCookieOptions({ secure }: { secure: boolean }) {
   return {
     httpOnly: true,
     // Lax keeps the cookie off cross-site POSTs, so another site cannot make a
     // shopper's browser place orders.
     sameSite: "lax" as const,
+    secure,
     path: "/",
     maxAge: 60 * 60 * 24 * 30,
   };

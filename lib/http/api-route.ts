@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { API_METHODS, methodNotAllowed, optionsResponse, type ApiMethod, type Handler } from "@/lib/http/api-methods";
 import { IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER } from "@/lib/http/headers";
 import { serverProblemResponse } from "@/lib/http/server-problems";
 import { errorFields, log } from "@/lib/log";
@@ -35,4 +36,23 @@ export function apiRoute<Rest extends unknown[]>(
     });
     return response;
   };
+}
+
+type RouteMethods<Rest extends unknown[]> = Record<ApiMethod | "OPTIONS", Handler<Rest>>;
+
+/**
+ * All of a route's method handlers, each through apiRoute: the ones given,
+ * and a 405 (with Allow, X-Request-Id and problem+json) for every other, so
+ * a route file reads
+ *
+ *   export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ POST: createOrder });
+ *
+ * HEAD is left to Next.js, which answers it from GET (so a 405 where GET is one).
+ */
+export function apiMethods<Rest extends unknown[]>(served: Partial<Record<ApiMethod, Handler<Rest>>>): RouteMethods<Rest> {
+  const names = API_METHODS.filter((method) => served[method] !== undefined);
+  const notServed: Handler<Rest> = async (...[request]) => methodNotAllowed(request.method, names);
+  const route = Object.fromEntries(API_METHODS.map((method) => [method, apiRoute(served[method] ?? notServed)])) as Record<ApiMethod, Handler<Rest>>;
+  const options: Handler<Rest> = async () => optionsResponse(names);
+  return { ...route, OPTIONS: apiRoute(options) };
 }

@@ -55,3 +55,16 @@ describe("readJsonBody's rules for what JSON may contain", () => {
     expect(await readJsonBody(post(body))).toEqual({ ok: false, reason: "unacceptable-json", detail: expect.stringContaining(rule) });
   });
 });
+
+describe("readJsonBody when the client goes away", () => {
+  it("answers body-incomplete, not an error, when the upload breaks off", async () => {
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"cartId":'));
+        controller.error(Object.assign(new Error("aborted"), { code: "ECONNRESET" }));
+      },
+    });
+    const request = new Request("http://test/api/orders", { method: "POST", body: stream, headers: { "content-type": "application/json" }, duplex: "half" } as RequestInit);
+    expect(await readJsonBody(request)).toMatchObject({ ok: false, reason: "body-incomplete" });
+  });
+});

@@ -9,7 +9,7 @@ export const MAX_BODY_BYTES = 16 * 1024;
 
 export type BodyReadResult =
   | { ok: true; json: unknown }
-  | { ok: false; reason: "unsupported-media-type" | "body-too-large" | "malformed-json" | "unacceptable-json"; detail: string };
+  | { ok: false; reason: "unsupported-media-type" | "body-too-large" | "body-incomplete" | "malformed-json" | "unacceptable-json"; detail: string };
 
 export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES): Promise<BodyReadResult> {
   if (!isJsonContentType(request.headers.get("content-type"))) {
@@ -19,7 +19,15 @@ export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES
   if (Number.isFinite(declared) && declared > limitBytes) {
     return tooLarge(limitBytes);
   }
-  const bytes = await readAtMost(request, limitBytes);
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await readAtMost(request, limitBytes);
+  } catch {
+    // The client went away mid-upload. Nothing was read, so nothing was
+    // claimed; it is the client's doing, not an outage, and not worth more
+    // than the request's own log line.
+    return { ok: false, reason: "body-incomplete", detail: "The request body broke off before it ended. Send it again with the same key." };
+  }
   if (bytes === null) return tooLarge(limitBytes);
 
   let text: string;

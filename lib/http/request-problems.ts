@@ -13,6 +13,7 @@ export const REQUEST_PROBLEMS = {
   "cross-site": { status: 403, slug: "cross-site-request", title: "Cross-site request refused" },
   "unsupported-media-type": { status: 415, slug: "unsupported-media-type", title: "Unsupported media type" },
   "body-too-large": { status: 413, slug: "body-too-large", title: "Request body too large" },
+  "body-incomplete": { status: 400, slug: "body-incomplete", title: "Request body incomplete" },
   "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },
   "unacceptable-json": { status: 400, slug: "unacceptable-json", title: "JSON the server does not accept" },
   "invalid-body": { status: 400, slug: "invalid-body", title: "Invalid request body" },

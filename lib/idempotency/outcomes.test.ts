@@ -15,6 +15,7 @@ describe("outcomeToResponse", () => {
     [{ kind: "key-repeated", detail: "twice" }, 400],
     [{ kind: "unsupported-media-type", detail: "xml" }, 415],
     [{ kind: "body-too-large", detail: "big" }, 413],
+    [{ kind: "body-incomplete", detail: "gone" }, 400],
     [{ kind: "malformed-json", detail: "{" }, 400],
     [{ kind: "unacceptable-json", detail: "NUL" }, 400],
     [{ kind: "invalid-body", detail: "items", errors: [] }, 400],

@@ -18,6 +18,7 @@ export type Outcome =
   | { kind: "key-repeated"; detail: string }
   | { kind: "unsupported-media-type"; detail: string }
   | { kind: "body-too-large"; detail: string }
+  | { kind: "body-incomplete"; detail: string }
   | { kind: "malformed-json"; detail: string }
   | { kind: "unacceptable-json"; detail: string }
   | { kind: "invalid-body"; detail: string; errors: { path: string; message: string }[] }

@@ -1,4 +1,4 @@
 import { createAccount } from "@/lib/api/accounts";
-import { apiRoute } from "@/lib/http/api-route";
+import { apiMethods } from "@/lib/http/api-route";
 
-export const POST = apiRoute(createAccount);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ POST: createAccount });

@@ -1,4 +1,4 @@
 import { createOrder } from "@/lib/api/orders";
-import { apiRoute } from "@/lib/http/api-route";
+import { apiMethods } from "@/lib/http/api-route";
 
-export const POST = apiRoute(createOrder);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ POST: createOrder });

@@ -1,4 +1,4 @@
 import { listProducts } from "@/lib/api/products";
-import { apiRoute } from "@/lib/http/api-route";
+import { apiMethods } from "@/lib/http/api-route";
 
-export const GET = apiRoute(listProducts);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ GET: listProducts });

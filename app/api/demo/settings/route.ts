@@ -1,5 +1,4 @@
 import { getDemoSettings, putDemoSettings } from "@/lib/api/demo";
-import { apiRoute } from "@/lib/http/api-route";
+import { apiMethods } from "@/lib/http/api-route";
 
-export const GET = apiRoute(getDemoSettings);
-export const PUT = apiRoute(putDemoSettings);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ GET: getDemoSettings, PUT: putDemoSettings });

@@ -1,5 +1,5 @@
-import { apiRoute } from "@/lib/http/api-route";
+import { apiMethods } from "@/lib/http/api-route";
 import { createUnsafeOrder } from "@/lib/lab/unsafe-checkout";
 
 // The lab's deliberately broken "no key" checkout; see lib/lab/unsafe-checkout.ts.
-export const POST = apiRoute(createUnsafeOrder);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ POST: createUnsafeOrder });

@@ -1,6 +1,6 @@
 import { getOrder } from "@/lib/api/orders";
-import { apiRoute } from "@/lib/http/api-route";
+import { apiMethods } from "@/lib/http/api-route";
 
-export const GET = apiRoute(async (request: Request, context: RouteContext<"/api/orders/[id]">) =>
-  getOrder(request, (await context.params).id),
-);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({
+  GET: async (request: Request, context: RouteContext<"/api/orders/[id]">) => getOrder(request, (await context.params).id),
+});
