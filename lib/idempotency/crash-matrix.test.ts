@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
-import { ledgerFor } from "@/lib/payments/simulator/testing";
+import { ledgerFor } from "@/lib/testing/payment-simulator";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
-import { keyRowIn, rowCountsIn, stuckKeysIn } from "@/lib/testing/crash-database";
+import { rowsAt } from "@/lib/testing/rows";
 
 /**
  * The crash matrix: the app is killed with SIGKILL at each dangerous point of
@@ -116,22 +116,22 @@ describe.each(CRASH_POINTS)("killed at %s", (point, recoveryPoint) => {
       await expect(crashed).rejects.toThrow(TypeError); // the connection died with the process
       await server.exited;
       server = await start();
-      expect(await keyRowIn(server.databaseUrl, account.id, key)).toMatchObject({ recovery_point: recoveryPoint });
+      expect(await rowsAt(server.databaseUrl).keyRow(account.id, key)).toMatchObject({ recovery_point: recoveryPoint });
 
       const answer = await retryUntilAnswered(account.token, key, body).catch(async (error: unknown) => {
         // No answer within the budget: the key is stuck, and unless an order exists, it is lost.
         record.runs++;
         record.stuckKeys++;
-        if ((await rowCountsIn(server.databaseUrl, account.id)).orders === 0) record.lostOrders++;
+        if ((await rowsAt(server.databaseUrl).rowCounts(account.id)).orders === 0) record.lostOrders++;
         throw error;
       });
       const replay = await retryUntilAnswered(account.token, key, body);
-      const counts = await rowCountsIn(server.databaseUrl, account.id);
-      const keyRow = await keyRowIn(server.databaseUrl, account.id, key);
+      const counts = await rowsAt(server.databaseUrl).rowCounts(account.id);
+      const keyRow = await rowsAt(server.databaseUrl).keyRow(account.id, key);
       // The provider's own ledger: every charge made for this account (a fresh account per run), under
       // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
       const ledger = await ledgerFor({ url: server.paymentSimulatorUrl }, { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) });
-      const stuck = await stuckKeysIn(server.databaseUrl, account.id);
+      const stuck = await rowsAt(server.databaseUrl).stuckKeys(account.id);
 
       // Tally first, so that the table shows what went wrong even when a check below fails.
       record.runs++;
