@@ -2,7 +2,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
-import { errorFields, log } from "@/lib/log";
 import { authenticate } from "@/lib/payments/simulator/auth";
 import { inTransaction, openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
@@ -20,6 +19,7 @@ import { FormError, parseForm } from "@/lib/payments/simulator/form";
 import { claimKey, holdClaim, releaseClaim, requestFingerprint, saveResponse } from "@/lib/payments/simulator/idempotency";
 import { newId } from "@/lib/payments/simulator/ids";
 import { createPaymentIntent, readLedger, retrievePaymentIntent } from "@/lib/payments/simulator/ledger";
+import { describeError, logEvent } from "@/lib/payments/simulator/log";
 import { parseCreatePaymentIntent } from "@/lib/payments/simulator/params";
 import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
 
@@ -131,7 +131,7 @@ async function handle(pool: pg.Pool, faults: Faults, request: http.IncomingMessa
       send(response, requestId, invalidRequest(`Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {}, 413));
       return;
     }
-    log.error("payment_simulator.request_failed", { requestId, method, path, ...errorFields(error) });
+    logEvent("error", "payment_simulator.request_failed", { requestId, method, path, ...describeError(error) });
     if (response.headersSent) response.destroy();
     else send(response, requestId, apiError("An unknown error occurred in the payment simulator. Retry with the same Idempotency-Key."));
   }
