@@ -1,30 +1,47 @@
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
+// Test support (lib/testing: the app as a child process, raw HTTP, direct
+// database checks, the Playwright wiring) is for tests only: production code
+// that imported it would ship test helpers, or start depending on them. A
+// relative import of any folder named testing is refused too, so helpers do
+// not creep back beside the code they test (as lib/payments/simulator/
+// testing.ts once did). Allowed to import it: tests (*.test.ts), lib/testing
+// itself, e2e/, playwright.config.ts, vitest.config.mts, and bench/, but
+// bench/ only lib/testing/app-server: the benchmark starts the built app the
+// way the tests do, and measures it over HTTP with its own client.
+const testSupportImports = {
+  regex: "^(@/lib/testing|(\\.\\.?/)+(lib/)?testing)(/|$)",
+  message: "lib/testing is test support: production code must not import it. Tests, lib/testing, e2e/ and the test runners' configs may.",
+};
+const benchTestSupportImports = {
+  regex: "^(@/lib/testing|(\\.\\.?/)+(lib/)?testing)(/(?!app-server(\\.ts)?$)|$)",
+  message: "bench/ may use lib/testing/app-server (it starts the built app as the tests do), and nothing else of the test support.",
+};
+// The lab's broken strategies must fail for want of a key, not because
+// they borrowed half of the key machinery (DESIGN.md: "It shares no code
+// path with the idempotency layer"). Pricing, order writing and the
+// payment provider are shared on purpose.
+const labImports = {
+  group: ["@/lib/idempotency", "@/lib/idempotency/*", "**/idempotency/*"],
+  message:
+    "lib/lab shows what goes wrong WITHOUT an Idempotency-Key, so it must share no code path with the idempotency layer. Use lib/http (problems, JSON responses) instead.",
+};
+const restrictImports = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
+
 const eslintConfig = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    // The lab's broken strategies must fail for want of a key, not because
-    // they borrowed half of the key machinery (DESIGN.md: "It shares no code
-    // path with the idempotency layer"). Pricing, order writing and the
-    // payment provider are shared on purpose.
-    files: ["lib/lab/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: ["@/lib/idempotency", "@/lib/idempotency/*", "**/idempotency/*"],
-              message:
-                "lib/lab shows what goes wrong WITHOUT an Idempotency-Key, so it must share no code path with the idempotency layer. Use lib/http (problems, JSON responses) instead.",
-            },
-          ],
-        },
-      ],
-    },
+    files: ["**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}"],
+    ignores: ["**/*.test.ts", "**/*.test.tsx", "lib/testing/**", "e2e/**", "playwright.config.ts", "vitest.config.mts", "bench/**"],
+    rules: restrictImports(testSupportImports),
   },
+  { files: ["bench/**"], rules: restrictImports(benchTestSupportImports) },
+  // A file gets only the last matching options of a rule, so lib/lab's
+  // production files list both boundaries; its tests keep the lab's alone.
+  { files: ["lib/lab/**"], rules: restrictImports(labImports) },
+  { files: ["lib/lab/**"], ignores: ["**/*.test.ts"], rules: restrictImports(labImports, testSupportImports) },
   {
     ignores: ["node_modules/**", ".next/**", "lib/generated/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "e2e/artifacts/**"],
   },

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { E2E_DATABASE_URL_FILE } from "./e2e/support/paths";
+import { E2E_DATABASE_URL_FILE } from "./lib/testing/e2e/paths";
 
 const port = Number(process.env.E2E_PORT ?? 3300);
 const baseURL = `http://127.0.0.1:${port}`;

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { accountIdOf, closeDatabase, idempotencyKeysOf, ordersOf, paymentsOf } from "./support/database";
+import { accountIdOf, closeDatabase, idempotencyKeysOf, ordersOf, paymentsOf } from "@/lib/testing/e2e/database";
 
 test.afterAll(closeDatabase);
 

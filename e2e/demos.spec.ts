@@ -1,5 +1,5 @@
 import { expect, test, type Page, type Request } from "@playwright/test";
-import { accountIdOf, closeDatabase, demoFaultsOf, idempotencyKeysOf, keyStateOf, ordersOf, paymentsOf } from "./support/database";
+import { accountIdOf, closeDatabase, demoFaultsOf, idempotencyKeysOf, keyStateOf, ordersOf, paymentsOf } from "@/lib/testing/e2e/database";
 
 /**
  * The demo lab, scenario by scenario, the way a person runs it: arm a

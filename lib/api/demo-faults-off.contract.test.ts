@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cartBody, createAccount, postOrder, type ApiAccount } from "@/lib/testing/api-client";
 import { postUnsafeOrder, setDemoSettings } from "@/lib/testing/api-client-demo";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
-import { rowCountsIn } from "@/lib/testing/crash-database";
+import { rowsAt } from "@/lib/testing/rows";
 
 /**
  * A server started with DEMO_FAULTS=off, the default wherever DATABASE_URL is
@@ -58,7 +58,7 @@ describe("a server with DEMO_FAULTS=off", () => {
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(await response.json()).toMatchObject({ ...demoFaultsDisabled, detail: expect.stringContaining("keyless checkout") });
 
-    expect(await rowCountsIn(server.databaseUrl, account.id)).toEqual({ orders: 0, payments: 0 });
+    expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({ orders: 0, payments: 0 });
     expect(await chargesAtProvider()).toBe(chargesBefore);
   });
 
@@ -75,7 +75,7 @@ describe("a server with DEMO_FAULTS=off", () => {
     expect(response.status).toBe(201);
     expect(JSON.parse(text)).toMatchObject({ object: "order", status: "paid" });
 
-    expect(await rowCountsIn(server.databaseUrl, account.id)).toEqual({ orders: 1, payments: 1 });
+    expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({ orders: 1, payments: 1 });
     expect(await readSetting()).toEqual(before);
   });
 });

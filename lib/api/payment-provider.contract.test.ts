@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
-import { ledgerFor, startTestSimulator } from "@/lib/payments/simulator/testing";
+import { ledgerFor, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { createAccount, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
-import { keyRowIn, rowCountsIn } from "@/lib/testing/crash-database";
+import { rowsAt } from "@/lib/testing/rows";
 import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
 
 /**
@@ -56,15 +56,15 @@ describe("the payment provider does not answer", () => {
     expect(unanswered.response.headers.get("content-type")).toBe("application/problem+json");
     expect(unanswered.response.headers.get("retry-after")).toBe("1");
     expect(JSON.parse(unanswered.text)).toMatchObject({ status: 503, type: "urn:oncepay:problem:dependency-unavailable" });
-    const held = await keyRowIn(app.databaseUrl, shopper.id, key);
+    const held = await rowsAt(app.databaseUrl).keyRow(shopper.id, key);
     expect(held).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
     expect(await chargesOf(shopper.id)).toHaveLength(0);
 
     // No waiting out a lease: the attempt ended its own, so the retry resumes at once.
     const retry = await checkout(app, shopper.token, key);
     expect(retry.response.status).toBe(201);
-    expect(await keyRowIn(app.databaseUrl, shopper.id, key)).toMatchObject({ id: held.id, state: "complete" });
-    expect(await rowCountsIn(app.databaseUrl, shopper.id)).toEqual({ orders: 1, payments: 1 });
+    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toMatchObject({ id: held!.id, state: "complete" });
+    expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
     expect((await chargesOf(shopper.id)).map((charge) => charge.status)).toEqual(["succeeded"]);
   });
 });
@@ -78,8 +78,8 @@ describe("the payment provider refuses the request itself", () => {
     expect(refused.response.status).toBe(502);
     expect(refused.response.headers.get("content-type")).toBe("application/problem+json");
     expect(JSON.parse(refused.text)).toMatchObject({ status: 502, type: "urn:oncepay:problem:dependency-rejected" });
-    expect(await keyRowIn(misconfiguredApp.databaseUrl, shopper.id, key)).toBeUndefined();
-    expect(await rowCountsIn(misconfiguredApp.databaseUrl, shopper.id)).toEqual({ orders: 0, payments: 0 });
+    expect(await rowsAt(misconfiguredApp.databaseUrl).keyRow(shopper.id, key)).toBeUndefined();
+    expect(await rowsAt(misconfiguredApp.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 0, payments: 0 });
     expect(await chargesOf(shopper.id)).toHaveLength(0);
 
     // Released, not held: the same key runs again (and is refused again) rather than answering 409.

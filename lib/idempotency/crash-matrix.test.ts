@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
-import { ledgerFor } from "@/lib/payments/simulator/testing";
+import { createAccount, getOrder, postOrder } from "@/lib/testing/api-client";
+import { ledgerFor } from "@/lib/testing/payment-simulator";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
-import { keyRowIn, rowCountsIn, stuckKeysIn } from "@/lib/testing/crash-database";
+import { rowsAt } from "@/lib/testing/rows";
 
 /**
  * The crash matrix: the app is killed with SIGKILL at each dangerous point of
@@ -80,18 +81,12 @@ afterAll(async () => {
   console.info(`[crash matrix] ${RUNS_PER_POINT} runs per point\n${header}\n${rows.join("\n")}`);
 });
 
-async function api(pathname: string, init: RequestInit & { token: string }) {
-  const { token, ...rest } = init;
-  return fetch(`${server.baseUrl}${pathname}`, { ...rest, headers: { ...rest.headers, Authorization: `Bearer ${token}` } });
-}
-
 /** What a careful client does: retry the same key, honouring Retry-After, until a definite answer. */
 async function retryUntilAnswered(token: string, key: string, body: string): Promise<{ response: Response; text: string; statuses: number[] }> {
   const deadline = Date.now() + RETRY_BUDGET_MS;
   const statuses: number[] = [];
   for (;;) {
-    const response = await api("/api/orders", { method: "POST", token, headers: { "Content-Type": "application/json", "Idempotency-Key": key }, body });
-    const text = await response.text();
+    const { response, text } = await postOrder({ baseUrl: server.baseUrl, token, key, rawBody: body });
     statuses.push(response.status);
     if (response.status !== 409 && response.status < 500) return { response, text, statuses };
     if (Date.now() > deadline) throw new Error(`No answer within ${RETRY_BUDGET_MS} ms; last status ${response.status}: ${text}`);
@@ -103,35 +98,30 @@ describe.each(CRASH_POINTS)("killed at %s", (point, recoveryPoint) => {
   it(`ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}`, { timeout: RUNS_PER_POINT * TIME_PER_RUN_MS }, async () => {
     const record: PointSummary = (summary[point] = { recoveryPoint, runs: 0, duplicateOrders: 0, lostOrders: 0, duplicateCharges: 0, stuckKeys: 0, answers: [] });
     for (let run = 0; run < RUNS_PER_POINT; run++) {
-      const account = (await (await fetch(`${server.baseUrl}/api/accounts`, { method: "POST" })).json()) as { id: string; token: string };
+      const account = await createAccount(server.baseUrl);
       const key = randomUUID();
       const body = JSON.stringify({ cartId: `crash-${run}`, items: [{ sku: "grinder-hand-burr", quantity: 1 }] });
 
-      const crashed = api("/api/orders", {
-        method: "POST",
-        token: account.token,
-        headers: { "Content-Type": "application/json", "Idempotency-Key": key, "OncePay-Fault": point },
-        body,
-      });
+      const crashed = postOrder({ baseUrl: server.baseUrl, token: account.token, key, rawBody: body, headers: { "OncePay-Fault": point } });
       await expect(crashed).rejects.toThrow(TypeError); // the connection died with the process
       await server.exited;
       server = await start();
-      expect(await keyRowIn(server.databaseUrl, account.id, key)).toMatchObject({ recovery_point: recoveryPoint });
+      expect(await rowsAt(server.databaseUrl).keyRow(account.id, key)).toMatchObject({ recovery_point: recoveryPoint });
 
       const answer = await retryUntilAnswered(account.token, key, body).catch(async (error: unknown) => {
         // No answer within the budget: the key is stuck, and unless an order exists, it is lost.
         record.runs++;
         record.stuckKeys++;
-        if ((await rowCountsIn(server.databaseUrl, account.id)).orders === 0) record.lostOrders++;
+        if ((await rowsAt(server.databaseUrl).rowCounts(account.id)).orders === 0) record.lostOrders++;
         throw error;
       });
       const replay = await retryUntilAnswered(account.token, key, body);
-      const counts = await rowCountsIn(server.databaseUrl, account.id);
-      const keyRow = await keyRowIn(server.databaseUrl, account.id, key);
+      const counts = await rowsAt(server.databaseUrl).rowCounts(account.id);
+      const keyRow = await rowsAt(server.databaseUrl).keyRow(account.id, key);
       // The provider's own ledger: every charge made for this account (a fresh account per run), under
       // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
       const ledger = await ledgerFor({ url: server.paymentSimulatorUrl }, { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) });
-      const stuck = await stuckKeysIn(server.databaseUrl, account.id);
+      const stuck = await rowsAt(server.databaseUrl).stuckKeys(account.id);
 
       // Tally first, so that the table shows what went wrong even when a check below fails.
       record.runs++;
@@ -152,8 +142,8 @@ describe.each(CRASH_POINTS)("killed at %s", (point, recoveryPoint) => {
       expect(order.payment.id).toBe(ledger.payment_intents[0]?.id);
       expect(replay.text).toBe(answer.text);
       expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
-      const fetched = await api(`/api/orders/${order.id}`, { token: account.token });
-      expect(await fetched.text()).toBe(answer.text);
+      const fetched = await getOrder({ baseUrl: server.baseUrl, token: account.token, id: order.id });
+      expect(fetched.text).toBe(answer.text);
     }
   });
 });

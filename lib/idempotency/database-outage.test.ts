@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
 import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
-import { ledgerFor, setFaults, startTestSimulator } from "@/lib/payments/simulator/testing";
+import { ledgerFor, setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
-import { keyRowIn, rowCountsIn, stuckKeysIn } from "@/lib/testing/crash-database";
+import { rowsAt } from "@/lib/testing/rows";
 import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
 
 /**
@@ -94,7 +94,7 @@ describe("a database outage", () => {
     }
 
     expect((await retryUntilAnswered(account.token, key, body)).status).toBe(201);
-    expect(await rowCountsIn(directUrl, account.id)).toEqual({ orders: 1, payments: 1 });
+    expect(await rowsAt(directUrl).rowCounts(account.id)).toEqual({ orders: 1, payments: 1 });
   });
 
   it("connections dropped mid-checkout: 503, no key stuck past its lease, one order after the retries", async () => {
@@ -120,9 +120,9 @@ describe("a database outage", () => {
 
     const answer = await retryUntilAnswered(account.token, key, body);
     expect(answer.status).toBe(201);
-    expect(await keyRowIn(directUrl, account.id, key)).toMatchObject({ state: "complete" });
-    expect(await stuckKeysIn(directUrl, account.id)).toBe(0);
-    expect(await rowCountsIn(directUrl, account.id)).toEqual({ orders: 1, payments: 1 });
+    expect(await rowsAt(directUrl).keyRow(account.id, key)).toMatchObject({ state: "complete" });
+    expect(await rowsAt(directUrl).stuckKeys(account.id)).toBe(0);
+    expect(await rowsAt(directUrl).rowCounts(account.id)).toEqual({ orders: 1, payments: 1 });
   });
 
   it("connections dropped while the provider charges: 503, the key kept at payment_started, then one order and one charge", async () => {
@@ -134,7 +134,7 @@ describe("a database outage", () => {
     await setFaults(simulator, { latencyMs: 1500 });
     try {
       const inFlight = order(account.token, key, body);
-      await expect.poll(async () => (await keyRowIn(directUrl, account.id, key))?.recovery_point, { interval: 50 }).toBe("payment_started");
+      await expect.poll(async () => (await rowsAt(directUrl).keyRow(account.id, key))?.recovery_point, { interval: 50 }).toBe("payment_started");
       await proxy.cut();
       try {
         await expect503(await inFlight);
@@ -146,14 +146,14 @@ describe("a database outage", () => {
     }
     const charges = () => ledgerFor(simulator, { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) });
     expect((await charges()).charges).toHaveLength(1);
-    expect(await keyRowIn(directUrl, account.id, key)).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+    expect(await rowsAt(directUrl).keyRow(account.id, key)).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
 
     // The retry waits out the dead attempt's lease, takes the key over and gets the first charge back.
     const answer = await retryUntilAnswered(account.token, key, body);
     expect(answer.status).toBe(201);
-    expect(await keyRowIn(directUrl, account.id, key)).toMatchObject({ state: "complete" });
-    expect(await stuckKeysIn(directUrl, account.id)).toBe(0);
-    expect(await rowCountsIn(directUrl, account.id)).toEqual({ orders: 1, payments: 1 });
+    expect(await rowsAt(directUrl).keyRow(account.id, key)).toMatchObject({ state: "complete" });
+    expect(await rowsAt(directUrl).stuckKeys(account.id)).toBe(0);
+    expect(await rowsAt(directUrl).rowCounts(account.id)).toEqual({ orders: 1, payments: 1 });
     const ledger = await charges();
     expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
     expect((await answer.json()).payment.id).toBe(ledger.payment_intents[0]?.id);

@@ -6,7 +6,7 @@ import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { checkoutEndpoint, paymentProviderKey } from "@/lib/orders/checkout";
 import type { PaymentProvider } from "@/lib/payments/provider";
-import { ledgerFor } from "@/lib/payments/simulator/testing";
+import { ledgerFor } from "@/lib/testing/payment-simulator";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";

@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { checkoutEndpoint, paymentProviderKey } from "@/lib/orders/checkout";
-import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/payments/simulator/testing";
+import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/testing/payment-simulator";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { closeTestDb, countRows, keyRow, testPrisma } from "@/lib/testing/database";

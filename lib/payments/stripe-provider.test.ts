@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import type { ChargeRequest } from "@/lib/payments/provider";
-import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/payments/simulator/testing";
+import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/testing/payment-simulator";
 import { PaymentProviderError } from "@/lib/payments/provider";
 import { StripePaymentProvider, type StripePaymentProviderOptions } from "@/lib/payments/stripe-provider";
 

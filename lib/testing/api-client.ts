@@ -51,3 +51,11 @@ export async function postOrder(options: PostOrderOptions): Promise<{ response: 
   });
   return { response, text: await response.text() };
 }
+
+/** GET /api/orders/:id with a bearer token, as an API client reads an order back. */
+export async function getOrder(options: { baseUrl?: string; token?: string; id: string }): Promise<{ response: Response; text: string }> {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  const response = await fetch(`${options.baseUrl ?? baseUrl()}/api/orders/${options.id}`, { headers });
+  return { response, text: await response.text() };
+}

@@ -4,12 +4,15 @@ import { inject } from "vitest";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { startEmbeddedDatabase } from "@/lib/db/embedded";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { lazyPool, rowsIn } from "@/lib/testing/rows";
 
 /**
- * Direct database access for assertions ("exactly one order row"), never for
- * the behaviour under test, which always goes through the app.
+ * The Vitest wiring of lib/testing/rows.ts: one pool on the database the
+ * shared test app uses (from inject), made on first use. Direct database
+ * access for assertions ("exactly one order row"), never for the behaviour
+ * under test, which always goes through the app.
  */
-let pool: pg.Pool | undefined;
+const testPool = lazyPool(() => new pg.Pool({ connectionString: inject("databaseUrl"), max: 3 }));
 let prisma: PrismaClient | undefined;
 
 /** A Prisma client on the database under test, for driving lib/ code (the workers) directly. */
@@ -19,57 +22,16 @@ export function testPrisma(): PrismaClient {
 }
 
 export function testDb(): pg.Pool {
-  pool ??= new pg.Pool({ connectionString: inject("databaseUrl"), max: 3 });
-  return pool;
+  return testPool.pool();
 }
 
 export async function closeTestDb(): Promise<void> {
-  await pool?.end();
-  pool = undefined;
+  await testPool.close();
   await prisma?.$disconnect();
   prisma = undefined;
 }
 
-export async function countRows(table: "orders" | "payments" | "idempotency_keys", accountId: string): Promise<number> {
-  const { rows } = await testDb().query<{ count: string }>(`SELECT count(*) FROM ${table} WHERE account_id = $1`, [accountId]);
-  return Number(rows[0]!.count);
-}
-
-export interface KeyRow {
-  id: string;
-  state: string;
-  recovery_point: string;
-  fingerprint: string;
-  response_status: number | null;
-  response_body: unknown;
-  side_effect_request: unknown;
-  side_effect_result: unknown;
-  lease_expires_at: Date | null;
-}
-
-export async function keyRow(accountId: string, key: string): Promise<KeyRow | undefined> {
-  const { rows } = await testDb().query<KeyRow>(
-    `SELECT id, state::text, recovery_point::text, fingerprint, response_status, response_body, side_effect_request, side_effect_result, lease_expires_at
-       FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
-    [accountId, key],
-  );
-  return rows[0];
-}
-
-/** Simulates the passing of time for one key: its lease (or its whole life) ran out. */
-export async function expireLease(accountId: string, key: string): Promise<void> {
-  await testDb().query(
-    `UPDATE idempotency_keys SET lease_expires_at = now() - interval '1 second' WHERE account_id = $1 AND idem_key = $2`,
-    [accountId, key],
-  );
-}
-
-export async function expireKey(accountId: string, key: string): Promise<void> {
-  await testDb().query(
-    `UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE account_id = $1 AND idem_key = $2`,
-    [accountId, key],
-  );
-}
+export const { countRows, keyRow, expireLease, expireKey } = rowsIn(testPool.db);
 
 /**
  * An empty database of its own, for tests of migrations and schema: a new

@@ -13,9 +13,19 @@ const simulatorEnvSchema = z.object({
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(12111),
   SIMULATOR_HOST: z.string().min(1).default("127.0.0.1"),
   SIMULATOR_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // OncePay's name, so that one LOG_LEVEL (the launcher passes its whole
+  // environment on) quiets both. A bad value means the default: logging must
+  // not be what stops the simulator.
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).catch("info"),
 });
 
 export type SimulatorEnv = z.infer<typeof simulatorEnvSchema>;
+export type SimulatorLogLevel = SimulatorEnv["LOG_LEVEL"];
+
+/** The log level alone: a simulator started in code (tests) may have no DATABASE_URL in its environment. */
+export function simulatorLogLevel(env: NodeJS.ProcessEnv = process.env): SimulatorLogLevel {
+  return simulatorEnvSchema.shape.LOG_LEVEL.parse(env.LOG_LEVEL);
+}
 
 export function simulatorEnv(env: NodeJS.ProcessEnv = process.env): SimulatorEnv {
   const parsed = simulatorEnvSchema.safeParse(env);

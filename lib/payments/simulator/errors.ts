@@ -19,14 +19,14 @@ export interface StripeError {
   payment_method?: unknown;
 }
 
-/** What an endpoint answers: the status and the exact bytes of the body (saved and replayed under a key). */
+/** What an endpoint answers: the status and the exact bytes of the body (stored and replayed under a key). */
 export interface ApiResponse {
   status: number;
   body: string;
   headers?: Record<string, string>;
 }
 
-/** Stripe answers pretty-printed JSON; any serialisation would do, as long as replays reuse the saved bytes. */
+/** Stripe answers pretty-printed JSON; any serialisation would do, as long as replays reuse the stored bytes. */
 export function stripeJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
@@ -80,7 +80,7 @@ export function unrecognizedUrl(method: string, path: string): ApiResponse {
   return invalidRequest(`Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents and GET /v1/payment_intents/:id.`, {}, 404);
 }
 
-/** Same key, different request: the key names the first request for good (saved result or not). */
+/** Same key, different request: the key names the first request for good (stored result or not). */
 export function idempotencyKeyReused(key: string): ApiResponse {
   return errorResponse(400, {
     type: "idempotency_error",
@@ -89,7 +89,7 @@ export function idempotencyKeyReused(key: string): ApiResponse {
 }
 
 /**
- * Same key while its first request is still running. Nothing is saved for
+ * Same key while its first request is still running. Nothing is stored for
  * this answer: once the first request finishes, a retry gets its result.
  */
 export function idempotencyKeyInUse(key: string): ApiResponse {

@@ -11,19 +11,19 @@ import { z } from "zod";
  *   failNext    one-shot; the next API request (any /v1/ request, after its
  *               API key is checked) fails, then the fault is cleared:
  *     "http_500"         answered 500 api_error before it reaches the ledger:
- *                        nothing is claimed, charged or saved, so a retry
+ *                        nothing is claimed, charged or stored, so a retry
  *                        with the same key runs for the first time.
- *     "drop_connection"  runs to completion (charged, response saved under
+ *     "drop_connection"  runs to completion (charged, response stored under
  *                        its key), then the connection is destroyed without
  *                        a response: the lost-response case. A retry with
- *                        the same key gets the saved response, replayed.
+ *                        the same key gets the stored response, replayed.
  *
  * A PUT replaces the whole setting: omitted fields go back to their defaults,
  * so `PUT {}` clears everything.
  */
 export const faultSettingsSchema = z
   .object({
-    // Below the idempotency lock (60 s, idempotency.ts), so a slow attempt is never taken over.
+    // Below the idempotency lease (60 s, idempotency.ts), so a slow attempt is never taken over.
     latencyMs: z.number().int().min(0).max(30_000).default(0),
     failNext: z.enum(["http_500", "drop_connection"]).nullable().default(null),
   })

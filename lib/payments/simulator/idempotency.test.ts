@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { describe, expect, inject, it } from "vitest";
-import { ledgerFor, newSecretKey, postIntent, setFaults, withTestSimulator, stripeFor } from "@/lib/payments/simulator/testing";
+import { ledgerFor, newSecretKey, postIntent, setFaults, withTestSimulator, stripeFor } from "@/lib/testing/payment-simulator";
 import { sendOverlapping } from "@/lib/testing/raw-http";
 
 /**

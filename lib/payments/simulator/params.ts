@@ -5,7 +5,7 @@ import { testCard } from "@/lib/payments/simulator/cards";
 /**
  * The parameters of `POST /v1/payment_intents` that the simulator supports,
  * checked the way Stripe checks them: a bad request is answered 400 before
- * anything is claimed or charged, so (as at Stripe) no result is saved under
+ * anything is claimed or charged, so (as at Stripe) no result is stored under
  * its Idempotency-Key and the same key can be used again once the request is
  * fixed. Unknown parameters are refused rather than ignored, so a client
  * relying on something the simulator does not do finds out at once.

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
-import { ledgerFor, newSecretKey, postIntent, startTestSimulator, stripeFor } from "@/lib/payments/simulator/testing";
+import { ledgerFor, newSecretKey, postIntent, startTestSimulator, stripeFor } from "@/lib/testing/payment-simulator";
 
 /**
  * The simulator's Stripe API through the official SDK: what a charge with

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { startPaymentSimulator } from "@/lib/payments/simulator/server";
-import { newSecretKey, stripeFor } from "@/lib/payments/simulator/testing";
+import { newSecretKey, stripeFor } from "@/lib/testing/payment-simulator";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
 
 /**

@@ -7,7 +7,7 @@ import type pg from "pg";
  *
  *   payment_intents   one row per PaymentIntent, as GET /v1/payment_intents/:id shows it
  *   charges           one row per attempt to move money, succeeded or failed
- *   idempotency_keys  one row per (API key, Idempotency-Key): the claim, then the saved response
+ *   idempotency_keys  one row per (API key, Idempotency-Key): the claim, then the stored response
  *
  * Ids are Stripe-style text (`pi_…`), made by the simulator. API keys are
  * never stored, only their SHA-256 (`account`), which is what scopes keys

@@ -2,7 +2,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
-import { errorFields, log } from "@/lib/log";
 import { authenticate } from "@/lib/payments/simulator/auth";
 import { inTransaction, openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
@@ -17,9 +16,10 @@ import {
 } from "@/lib/payments/simulator/errors";
 import { faultSettingsSchema, Faults } from "@/lib/payments/simulator/faults";
 import { FormError, parseForm } from "@/lib/payments/simulator/form";
-import { claimKey, holdClaim, releaseClaim, requestFingerprint, saveResponse } from "@/lib/payments/simulator/idempotency";
+import { claimKey, holdLease, releaseKey, fingerprintRequest, completeKey } from "@/lib/payments/simulator/idempotency";
 import { newId } from "@/lib/payments/simulator/ids";
 import { createPaymentIntent, readLedger, retrievePaymentIntent } from "@/lib/payments/simulator/ledger";
+import { describeError, logEvent } from "@/lib/payments/simulator/log";
 import { parseCreatePaymentIntent } from "@/lib/payments/simulator/params";
 import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
 
@@ -131,7 +131,7 @@ async function handle(pool: pg.Pool, faults: Faults, request: http.IncomingMessa
       send(response, requestId, invalidRequest(`Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {}, 413));
       return;
     }
-    log.error("payment_simulator.request_failed", { requestId, method, path, ...errorFields(error) });
+    logEvent("error", "payment_simulator.request_failed", { requestId, method, path, ...describeError(error) });
     if (response.headersSent) response.destroy();
     else send(response, requestId, apiError("An unknown error occurred in the payment simulator. Retry with the same Idempotency-Key."));
   }
@@ -159,9 +159,9 @@ async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<Api
 
 /**
  * POST /v1/payment_intents: validate, claim the Idempotency-Key, wait out any
- * injected latency, then charge and save the answer in one transaction.
- * Validation comes first so that, as at Stripe, a rejected request saves
- * nothing under its key.
+ * injected latency, then charge and complete the key with the answer in one
+ * transaction. Validation comes first so that, as at Stripe, a rejected
+ * request stores nothing under its key.
  */
 async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
   const contentType = call.request.headers["content-type"] ?? "";
@@ -192,13 +192,13 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
   }
   const echoed = { "Idempotency-Key": key };
 
-  const claimed = await claimKey(pool, { account: call.account, key, fingerprint: requestFingerprint("POST", call.path, form), requestId: call.requestId });
+  const claimed = await claimKey(pool, { account: call.account, key, fingerprint: fingerprintRequest("POST", call.path, form), requestId: call.requestId });
   switch (claimed.kind) {
     case "replay":
-      return { ...claimed.response, headers: { ...echoed, "Idempotent-Replayed": "true", "Original-Request": claimed.originalRequest } };
-    case "mismatch":
+      return { ...claimed.stored, headers: { ...echoed, "Idempotent-Replayed": "true", "Original-Request": claimed.originalRequest } };
+    case "fingerprint-mismatch":
       return { ...idempotencyKeyReused(key), headers: echoed };
-    case "in-progress":
+    case "in-flight":
       return { ...idempotencyKeyInUse(key), headers: echoed };
   }
 
@@ -206,19 +206,19 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
   try {
     await delay(faults.latencyMs);
     const answer = await inTransaction(pool, async (tx) => {
-      if (!(await holdClaim(tx, claim))) return undefined;
+      if (!(await holdLease(tx, claim))) return undefined;
       const result = await createPaymentIntent(tx, call.account, params, key);
-      await saveResponse(tx, claim, result);
+      await completeKey(tx, claim, result);
       return result;
     });
-    // Our lock ran out and another request took the key over: it charges, we don't.
+    // Our lease ran out and another request took the key over: it charges, we don't.
     if (!answer) return { ...idempotencyKeyInUse(key), headers: echoed };
     return { ...answer, headers: { ...echoed, "Original-Request": call.requestId } };
   } catch (error) {
     // Nothing was charged unless the transaction committed. If it did (the
     // COMMIT's answer was lost), the key is complete and this matches no
-    // row; if not, the key is freed for a retry to run afresh.
-    await releaseClaim(pool, claim).catch(() => undefined);
+    // row; if not, the key is released for a retry to run afresh.
+    await releaseKey(pool, claim).catch(() => undefined);
     throw error;
   }
 }

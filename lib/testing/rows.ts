@@ -1,0 +1,149 @@
+import pg from "pg";
+
+/**
+ * Every query the tests make to check the database ("exactly one order
+ * row"), written once, over whatever connection the context has: Vitest's
+ * pool (lib/testing/database.ts), a short connection per check for tests
+ * that restart the app (rowsAt), Playwright's pool (lib/testing/e2e/).
+ * Only for assertions and for simulating the passing of time: the behaviour
+ * under test always goes through the app.
+ */
+export interface Queryable {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+export type CountedTable = "orders" | "payments" | "idempotency_keys";
+
+export interface KeyRow {
+  id: string;
+  state: string;
+  recovery_point: string;
+  fingerprint: string;
+  response_status: number | null;
+  response_body: unknown;
+  side_effect_request: unknown;
+  side_effect_result: unknown;
+  lease_expires_at: Date | null;
+}
+
+export interface Rows {
+  countRows(table: CountedTable, accountId: string): Promise<number>;
+  /** Both counts that say "charged once": one order, one payment. */
+  rowCounts(accountId: string): Promise<{ orders: number; payments: number }>;
+  keyRow(accountId: string, key: string): Promise<KeyRow | undefined>;
+  /** Keys still in flight although their lease ran out: what a crash must never leave behind. */
+  stuckKeys(accountId: string): Promise<number>;
+  /** Simulates the passing of time for one key: its lease ran out. */
+  expireLease(accountId: string, key: string): Promise<void>;
+  /** Simulates the passing of time for one key: its whole life ran out. */
+  expireKey(accountId: string, key: string): Promise<void>;
+  /** The account a bearer or session token stands for (only its SHA-256 is stored). */
+  accountIdByTokenHash(tokenHash: string): Promise<string | undefined>;
+  ordersOf(accountId: string): Promise<{ id: string; total_amount: number }[]>;
+  paymentsOf(accountId: string): Promise<{ status: string; amount: number }[]>;
+  /** The Idempotency-Keys this account used, with the order each one produced (if any). */
+  idempotencyKeysOf(accountId: string): Promise<{ key: string; response_status: number | null; order_id: string | null }[]>;
+  /** The account's demo faults as stored (none stored means none on). */
+  demoFaultsOf(accountId: string): Promise<{ networkDelayMs: number; loseResponse: boolean }>;
+}
+
+export function rowsIn(db: Queryable): Rows {
+  const countRows = async (table: CountedTable, accountId: string) => {
+    const { rows } = await db.query<{ count: string }>(`SELECT count(*) FROM ${table} WHERE account_id = $1`, [accountId]);
+    return Number(rows[0]!.count);
+  };
+  const setKeyTimeToPast = async (column: "lease_expires_at" | "expires_at", accountId: string, key: string) => {
+    await db.query(`UPDATE idempotency_keys SET ${column} = now() - interval '1 second' WHERE account_id = $1 AND idem_key = $2`, [accountId, key]);
+  };
+
+  return {
+    countRows,
+    async rowCounts(accountId) {
+      return { orders: await countRows("orders", accountId), payments: await countRows("payments", accountId) };
+    },
+    async keyRow(accountId, key) {
+      const { rows } = await db.query<KeyRow>(
+        `SELECT id, state::text, recovery_point::text, fingerprint, response_status, response_body, side_effect_request, side_effect_result, lease_expires_at
+           FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
+        [accountId, key],
+      );
+      return rows[0];
+    },
+    async stuckKeys(accountId) {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM idempotency_keys WHERE account_id = $1 AND state = 'in_flight' AND lease_expires_at <= now()`,
+        [accountId],
+      );
+      return rows[0]!.n;
+    },
+    expireLease: (accountId, key) => setKeyTimeToPast("lease_expires_at", accountId, key),
+    expireKey: (accountId, key) => setKeyTimeToPast("expires_at", accountId, key),
+    async accountIdByTokenHash(tokenHash) {
+      const { rows } = await db.query<{ id: string }>(`SELECT id FROM accounts WHERE token_hash = $1`, [tokenHash]);
+      return rows[0]?.id;
+    },
+    async ordersOf(accountId) {
+      const { rows } = await db.query<{ id: string; total_amount: number }>(
+        `SELECT id, total_amount FROM orders WHERE account_id = $1 ORDER BY created_at`,
+        [accountId],
+      );
+      return rows;
+    },
+    async paymentsOf(accountId) {
+      const { rows } = await db.query<{ status: string; amount: number }>(
+        `SELECT status::text, amount FROM payments WHERE account_id = $1 ORDER BY created_at`,
+        [accountId],
+      );
+      return rows;
+    },
+    async idempotencyKeysOf(accountId) {
+      const { rows } = await db.query<{ key: string; response_status: number | null; order_id: string | null }>(
+        `SELECT k.idem_key AS key, k.response_status, o.id AS order_id
+           FROM idempotency_keys k LEFT JOIN orders o ON o.idempotency_key_id = k.id
+          WHERE k.account_id = $1 ORDER BY k.created_at`,
+        [accountId],
+      );
+      return rows;
+    },
+    async demoFaultsOf(accountId) {
+      const { rows } = await db.query<{ network_delay_ms: number; lose_response: boolean }>(
+        `SELECT network_delay_ms, lose_response FROM demo_settings WHERE account_id = $1`,
+        [accountId],
+      );
+      return { networkDelayMs: rows[0]?.network_delay_ms ?? 0, loseResponse: rows[0]?.lose_response ?? false };
+    },
+  };
+}
+
+/**
+ * For tests that restart the app: the database URL can change with each
+ * start (the embedded database gets a new port), so each query opens its own
+ * short connection to the URL it is given.
+ */
+export function rowsAt(databaseUrl: string): Rows {
+  return rowsIn({
+    async query(text, values) {
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        return await client.query(text, values);
+      } finally {
+        await client.end();
+      }
+    },
+  });
+}
+
+/** A pool made on first use, so that merely importing the wiring needs no database (and a closed pool can be made again). */
+export function lazyPool(connect: () => pg.Pool): { db: Queryable; pool(): pg.Pool; close(): Promise<void> } {
+  let pool: pg.Pool | undefined;
+  const current = () => (pool ??= connect());
+  return {
+    db: { query: (text, values) => current().query(text, values) },
+    pool: current,
+    async close() {
+      await pool?.end();
+      pool = undefined;
+    },
+  };
+}
