@@ -50,7 +50,8 @@ interface PointSummary {
 const summary: Record<string, PointSummary> = {};
 
 async function start(): Promise<AppServer> {
-  return startAppServer({ env: { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) }, embeddedDataDir: dataDir });
+  // CRASH_FAULTS: the crash-* faults kill the server, so no other server of the tests (or of npm start) allows them.
+  return startAppServer({ env: { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS), CRASH_FAULTS: "on" }, embeddedDataDir: dataDir });
 }
 
 beforeAll(async () => {

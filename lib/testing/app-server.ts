@@ -59,8 +59,6 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       // Most tests need the demo faults; a test of a server without them
       // passes DEMO_FAULTS: "off" in options.env, which wins.
       DEMO_FAULTS: "on",
-      // The crash matrix's faults kill the server; only this harness turns them on.
-      CRASH_FAULTS: "on",
       SIMULATOR_PORT: String(simulatorPort),
       // Tests run the recovery worker and the reaper themselves, when they
       // choose, so that no background run races a test's own assertions.
