@@ -2,17 +2,19 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
-import { ledgerFor, startTestSimulator } from "@/lib/testing/payment-simulator";
+import { ledgerFor, setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { createAccount, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { rowsAt } from "@/lib/testing/rows";
 import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
 
 /**
- * The two contract rows about the payment provider, over real HTTP: the
- * provider does not answer (503, the key handed back for the retry), and the
- * provider refuses the request itself (502, the key released). Each app talks
- * to a simulator this test controls.
+ * The contract rows about the payment provider, over real HTTP: the
+ * provider does not answer (503, the key handed back for the retry), the
+ * provider refuses the request itself (502, the key released), and the
+ * provider fails with a 500 it stores and replays, as Stripe does
+ * (reconciled by looking the charge up). Each app talks to a simulator this
+ * test controls.
  */
 let simulator: PaymentSimulator;
 let providerLink: OutageProxy;
@@ -84,5 +86,44 @@ describe("the payment provider refuses the request itself", () => {
 
     // Released, not held: the same key runs again (and is refused again) rather than answering 409.
     expect((await checkout(misconfiguredApp, shopper.token, key)).response.status).toBe(502);
+  });
+});
+
+describe("the payment provider answers a 500 it stores under the key (Stripe's indeterminate outcome)", () => {
+  it("when it had charged: the charge is looked up and the order written, in the same request", async () => {
+    const shopper = await createAccount(app.baseUrl);
+    const key = randomUUID();
+    await setFaults(simulator, { failNext: "http_500_stored_after_charge" });
+
+    const paid = await checkout(app, shopper.token, key);
+    expect(paid.response.status).toBe(201);
+    const charges = await chargesOf(shopper.id);
+    expect(charges.map((charge) => charge.status)).toEqual(["succeeded"]);
+    expect(JSON.parse(paid.text)).toMatchObject({ payment: { id: charges[0]!.payment_intent } });
+    expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
+    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toMatchObject({ state: "complete", response_status: 201 });
+  });
+
+  it("when it had not: once the 500 is replayed and the lookup finds nothing, the key is released and the retry charges once", async () => {
+    const shopper = await createAccount(app.baseUrl);
+    const key = randomUUID();
+    await setFaults(simulator, { failNext: "http_500_stored_before_charge" });
+
+    const first = await checkout(app, shopper.token, key);
+    expect(first.response.status).toBe(503);
+    const held = await rowsAt(app.databaseUrl).keyRow(shopper.id, key);
+    expect(held).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+
+    // The provider replays its stored 500 under the old provider key, which can never charge now.
+    const proved = await checkout(app, shopper.token, key);
+    expect(proved.response.status).toBe(503);
+    expect(JSON.parse(proved.text)).toMatchObject({ type: "urn:oncepay:problem:dependency-unavailable", detail: expect.stringContaining("charged nothing") });
+    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toBeUndefined();
+
+    const paid = await checkout(app, shopper.token, key);
+    expect(paid.response.status).toBe(201);
+    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).not.toMatchObject({ id: held!.id });
+    expect((await chargesOf(shopper.id)).map((charge) => charge.status)).toEqual(["succeeded"]);
+    expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
   });
 });

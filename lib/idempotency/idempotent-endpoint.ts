@@ -7,7 +7,7 @@ import { errorFields, log } from "@/lib/log";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
-import { SideEffectOutcomeUnknown, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
+import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
 import { LeaseLostError, type Claim, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
@@ -169,8 +169,10 @@ async function performWithClaim<Body, Tx>(
     return { kind: "completed", stored };
   } catch (error) {
     // A rejection proves only that this attempt's call charged nothing; after
-    // an earlier attempt's, releasing the key could orphan its charge.
-    const nothingHappened = !sideEffectBegun || (error instanceof SideEffectRejected && !earlierAttemptMayHaveActed);
+    // an earlier attempt's, releasing the key could orphan its charge. A
+    // proved absence covers every attempt.
+    const nothingHappened =
+      !sideEffectBegun || (error instanceof SideEffectRejected && !earlierAttemptMayHaveActed) || error instanceof SideEffectProvedAbsent;
     if (nothingHappened) await releaseQuietly(endpoint.store, claim);
     else if (error instanceof SideEffectOutcomeUnknown || error instanceof SideEffectRejected) await endLeaseQuietly(endpoint.store, claim);
     return failureOutcome(error, claim, sideEffectBegun);
@@ -223,6 +225,10 @@ function failureOutcome(error: unknown, claim: Claim, sideEffectBegun: boolean):
   if (error instanceof SideEffectRejected) {
     log.error("idempotency.side_effect_rejected", fields);
     return { kind: "dependency-rejected", detail: error.detail };
+  }
+  if (error instanceof SideEffectProvedAbsent) {
+    log.warn("idempotency.side_effect_absent", fields);
+    return { kind: "dependency-unavailable", detail: error.detail, retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable };
   }
   if (error instanceof SideEffectOutcomeUnknown) {
     log.warn("idempotency.side_effect_outcome_unknown", fields);

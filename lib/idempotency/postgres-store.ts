@@ -129,25 +129,29 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
    */
   async takeOverKey(keyId: string): Promise<Claim | undefined> {
     const leaseOwner = randomUUID();
-    const rows = await this.db.$queryRaw<{ recovery_point: RecoveryPoint; side_effect_request: unknown; side_effect_result: unknown }[]>`
+    const rows = await this.db.$queryRaw<
+      { recovery_point: RecoveryPoint; side_effect_request: unknown; side_effect_result: unknown; payment_started_at: Date | null }[]
+    >`
       UPDATE idempotency_keys
          SET lease_owner = ${leaseOwner}::uuid,
              lease_expires_at = now() + make_interval(secs => ${this.timings.leaseSeconds})
        WHERE id = ${keyId}::uuid
          AND state = 'in_flight'
          AND lease_expires_at <= now()
-      RETURNING recovery_point::text AS recovery_point, side_effect_request, side_effect_result`;
+      RETURNING recovery_point::text AS recovery_point, side_effect_request, side_effect_result, payment_started_at`;
     const row = rows[0];
     if (!row) return undefined;
     const taken = { keyId, leaseOwner, tookOver: true };
+    // Keys whose payment began before the column existed have no start time.
+    const startedAt = row.payment_started_at === null ? {} : { sideEffectStartedAt: row.payment_started_at };
     // What a resume needs from the row depends on how far the dead attempt got.
     switch (row.recovery_point) {
       case "claimed":
         return { ...taken, recoveryPoint: "claimed" };
       case "payment_started":
-        return { ...taken, recoveryPoint: "payment_started", sideEffectRequest: row.side_effect_request };
+        return { ...taken, ...startedAt, recoveryPoint: "payment_started", sideEffectRequest: row.side_effect_request };
       case "charged":
-        return { ...taken, recoveryPoint: "charged", sideEffectRequest: row.side_effect_request, sideEffectResult: row.side_effect_result };
+        return { ...taken, ...startedAt, recoveryPoint: "charged", sideEffectRequest: row.side_effect_request, sideEffectResult: row.side_effect_result };
       case "finished":
         // completeKey sets `finished` and `complete` together, and the UPDATE matched only in-flight rows.
         throw new Error(`Idempotency key ${keyId} is in flight at recovery point finished`);
@@ -167,15 +171,18 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
   }
 
   async markSideEffectStarted(claim: Claim, request: unknown): Promise<void> {
-    const updated = await this.db.$executeRaw`
+    const rows = await this.db.$queryRaw<{ payment_started_at: Date }[]>`
       UPDATE idempotency_keys
          SET recovery_point = 'payment_started',
              side_effect_request = ${JSON.stringify(request)}::jsonb,
+             payment_started_at = now(),
              lease_expires_at = now() + make_interval(secs => ${this.timings.leaseSeconds})
-       WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
-    if (updated !== 1) throw new LeaseLostError(claim.keyId);
+       WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'
+      RETURNING payment_started_at`;
+    if (rows.length !== 1) throw new LeaseLostError(claim.keyId);
     claim.recoveryPoint = "payment_started";
     claim.sideEffectRequest = request;
+    claim.sideEffectStartedAt = rows[0]!.payment_started_at;
   }
 
   async recordSideEffectResult(claim: Claim, result: unknown): Promise<void> {

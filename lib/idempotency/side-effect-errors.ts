@@ -37,3 +37,16 @@ export class SideEffectRejected extends SideEffectFailure {
 export class SideEffectOutcomeUnknown extends SideEffectFailure {
   readonly name = "SideEffectOutcomeUnknown";
 }
+
+/**
+ * The side effect can no longer happen under this request's identity, and
+ * provably did not happen under it in any attempt: the provider keeps
+ * answering a failure it stored under the provider key, and looking the
+ * charge up found none. Unlike a rejection, this covers earlier attempts
+ * too, so the key is released even when it was resumed: the client's retry
+ * starts afresh under a new key row (so a new provider key) and is charged
+ * once.
+ */
+export class SideEffectProvedAbsent extends SideEffectFailure {
+  readonly name = "SideEffectProvedAbsent";
+}

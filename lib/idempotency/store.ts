@@ -36,6 +36,8 @@ export interface Claim {
   tookOver: boolean;
   /** From `payment_started` on: what the side effect was asked to do, so a resumed request repeats exactly that. */
   sideEffectRequest?: unknown;
+  /** From `payment_started` on: when the side effect was first asked for (the database's clock). */
+  sideEffectStartedAt?: Date;
   /** At `charged`: what the side effect returned, so a resumed request need not repeat it. */
   sideEffectResult?: unknown;
 }

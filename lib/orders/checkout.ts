@@ -3,7 +3,7 @@ import { assertNever } from "@/lib/assert-never";
 import type { Transaction } from "@/lib/db/client";
 import { injectFault, type FaultName } from "@/lib/faults";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import { SideEffectOutcomeUnknown, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
+import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
 import type { IdempotencyStore } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
@@ -91,6 +91,7 @@ async function chargeCart(deps: CheckoutDeps, context: CheckoutContext, cart: Pr
       currency: cart.currency,
       paymentMethod: cart.paymentMethod,
       idempotencyKey: paymentProviderKey(accountId, claim.keyId),
+      firstAskedAt: claim.sideEffectStartedAt,
     });
   } catch (error) {
     throw asSideEffectFailure(error);
@@ -135,7 +136,14 @@ function storedCharge(stored: unknown): ChargeResult {
 
 function asSideEffectFailure(error: unknown): unknown {
   if (!(error instanceof PaymentProviderError)) return error;
-  return error.outcome === "rejected"
-    ? new SideEffectRejected("The payment provider refused the request, so nothing was charged. This is a problem on our side; the same key can be retried once it is fixed.", { cause: error })
-    : new SideEffectOutcomeUnknown("The payment provider did not answer in time. Retry with the same Idempotency-Key: it resumes this payment and never charges twice.", { cause: error });
+  switch (error.outcome) {
+    case "rejected":
+      return new SideEffectRejected("The payment provider refused the request, so nothing was charged. This is a problem on our side; the same key can be retried once it is fixed.", { cause: error });
+    case "unknown":
+      return new SideEffectOutcomeUnknown("The payment provider did not answer in time. Retry with the same Idempotency-Key: it resumes this payment and never charges twice.", { cause: error });
+    case "absent":
+      return new SideEffectProvedAbsent("The payment provider failed and, as its records show, charged nothing. Retry with the same Idempotency-Key: the payment starts afresh and is charged once.", { cause: error });
+    default:
+      return assertNever(error.outcome, "provider error outcome");
+  }
 }

@@ -10,6 +10,13 @@ export interface ChargeRequest {
   currency: string;
   paymentMethod: string;
   idempotencyKey: string;
+  /**
+   * When this charge (this idempotency key) was first asked for. A provider
+   * that reconciles by looking its charge up (see stripe-provider.ts) needs
+   * it: a lookup that finds nothing proves nothing about a charge newer than
+   * the provider's search index. Unknown for a key from before it was kept.
+   */
+  firstAskedAt?: Date;
 }
 
 /**
@@ -30,9 +37,13 @@ export interface PaymentProvider {
 
 /**
  * "unknown": the charge may or may not have happened; repeat it with the same
- * idempotency key. "rejected": nothing was charged and repeating will not help.
+ * idempotency key. "rejected": this request was refused, so it charged
+ * nothing, and repeating will not help. "absent": the provider can no longer
+ * charge under this idempotency key (it keeps answering a stored failure)
+ * and a lookup proved that no charge was made under it: the charge must be
+ * asked for afresh, under a new key.
  */
-export type ProviderErrorOutcome = "unknown" | "rejected";
+export type ProviderErrorOutcome = "unknown" | "rejected" | "absent";
 
 /** A charge that ended neither in success nor in a decline. */
 export class PaymentProviderError extends Error {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { ChargeRequest } from "@/lib/payments/provider";
 import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/testing/payment-simulator";
 import { PaymentProviderError } from "@/lib/payments/provider";
-import { StripePaymentProvider, type StripePaymentProviderOptions } from "@/lib/payments/stripe-provider";
+import { PROVIDER_KEY_METADATA, StripePaymentProvider, type StripePaymentProviderOptions } from "@/lib/payments/stripe-provider";
 
 /**
  * OncePay's provider through the real Stripe SDK against the simulator: each
@@ -147,6 +147,51 @@ describe("StripePaymentProvider", () => {
       expect((await ledgerFor(simulator, { idempotencyKey: request.idempotencyKey })).charges).toHaveLength(0);
     });
 
+  });
+
+  describe("after Stripe's indeterminate 500 (stored and replayed under the key)", () => {
+    it("tags every payment intent with its provider key, to be found again", async () => {
+      const request = chargeRequest();
+      await provider().charge(request);
+      const [intent] = (await ledgerFor(simulator, { idempotencyKey: request.idempotencyKey })).payment_intents;
+      expect(intent).toMatchObject({ metadata: { [PROVIDER_KEY_METADATA]: request.idempotencyKey } });
+    });
+
+    it("looks the charge up when the 500 came after it, and answers with what it finds", async () => {
+      const request = chargeRequest();
+      await setFaults(simulator, { failNext: "http_500_stored_after_charge" });
+      const result = await provider().charge(request);
+      const ledger = await ledgerFor(simulator, { idempotencyKey: request.idempotencyKey });
+      expect(result).toEqual({ status: "succeeded", providerPaymentId: ledger.payment_intents[0]!.id });
+      expect(ledger.charges).toHaveLength(1);
+    });
+
+    it("finds a decline the same way", async () => {
+      const request = chargeRequest({ paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" });
+      await setFaults(simulator, { failNext: "http_500_stored_after_charge" });
+      expect(await provider().charge(request)).toMatchObject({ status: "declined", declineCode: "insufficient_funds" });
+    });
+
+    it("when nothing was charged: unknown after the first 500, absent once the 500 is replayed and the search has caught up", async () => {
+      const stripe = provider();
+      const request = chargeRequest({ firstAskedAt: new Date() });
+      await setFaults(simulator, { failNext: "http_500_stored_before_charge" });
+      // The first 500 is not known to be stored: the next attempt might still charge.
+      expect((await providerErrorOf(stripe.charge(request))).outcome).toBe("unknown");
+      expect((await providerErrorOf(stripe.charge(request))).outcome).toBe("absent");
+      expect((await ledgerFor(simulator, { idempotencyKey: request.idempotencyKey })).payment_intents).toHaveLength(0);
+    });
+
+    it("does not call a charge absent while the provider's search may still lag behind it, nor when its start is unknown", async () => {
+      const request = chargeRequest({ firstAskedAt: new Date() });
+      await setFaults(simulator, { failNext: "http_500_stored_before_charge" });
+      const secretKey = newSecretKey();
+      const lagging = provider({ secretKey, searchLagMs: 60_000 });
+      await providerErrorOf(lagging.charge(request));
+      expect((await providerErrorOf(lagging.charge(request))).outcome).toBe("unknown");
+      expect((await providerErrorOf(provider({ secretKey }).charge({ ...request, firstAskedAt: undefined }))).outcome).toBe("unknown");
+      expect((await providerErrorOf(provider({ secretKey }).charge(request))).outcome).toBe("absent");
+    });
   });
 
   // Stripe's idempotency_error: the provider key already stands for a charge

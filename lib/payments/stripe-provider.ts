@@ -35,7 +35,24 @@ import { PaymentProviderError, type ChargeRequest, type ChargeResult, type Payme
  *   400 invalid request, 401/403  → throws PaymentProviderError, outcome "rejected": nothing was
  *                                   charged and repeating will not help; it is a bug or a
  *                                   misconfiguration to fix (bad key, unsupported parameter).
+ *   500 api_error                 → reconciled (see `reconcile`): Stripe stores a 500 that
+ *                                   happened while it executed the request and replays it
+ *                                   under the key for 24 hours, so asking again cannot tell
+ *                                   what happened. Each PaymentIntent carries its provider key
+ *                                   in its metadata; a search for it finds the charge and its
+ *                                   outcome, or proves there is none (outcome "absent").
  */
+
+/** The metadata field each PaymentIntent carries its provider key in, to be found again by search. */
+export const PROVIDER_KEY_METADATA = "oncepay_provider_key";
+
+/**
+ * How long Stripe's search may lag behind a new PaymentIntent: Stripe says
+ * under a minute in normal operation and longer during an incident. Until a
+ * charge was first asked for this long ago, a search that finds nothing is
+ * no proof that there is nothing.
+ */
+const STRIPE_SEARCH_LAG_MS = 10 * 60 * 1000;
 export interface StripePaymentProviderOptions {
   /** A Stripe secret key. Test-mode only (`sk_test_…`/`rk_test_…`): OncePay is a demo shop. */
   secretKey: string;
@@ -50,11 +67,14 @@ export interface StripePaymentProviderOptions {
    * so the attempt that holds the key is normally the one that finishes it.
    */
   timeoutMs?: number;
+  /** See STRIPE_SEARCH_LAG_MS; the simulator's search is immediately consistent (default 0 there). */
+  searchLagMs?: number;
 }
 
 export class StripePaymentProvider implements PaymentProvider {
   readonly name: string;
   private readonly stripe: Stripe;
+  private readonly searchLagMs: number;
 
   constructor(options: StripePaymentProviderOptions) {
     if (!/^(sk|rk)_test_/.test(options.secretKey)) {
@@ -76,9 +96,11 @@ export class StripePaymentProvider implements PaymentProvider {
       });
       // Recorded with each payment, so simulated money is never mistaken for Stripe's.
       this.name = "stripe-simulator";
+      this.searchLagMs = options.searchLagMs ?? 0;
     } else {
       this.stripe = new Stripe(options.secretKey, config);
       this.name = "stripe";
+      this.searchLagMs = options.searchLagMs ?? STRIPE_SEARCH_LAG_MS;
     }
   }
 
@@ -94,10 +116,12 @@ export class StripePaymentProvider implements PaymentProvider {
           // Cards only, and no redirect-based methods: the shop has no page
           // to come back to, so a charge must finish within this one call.
           automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+          metadata: { [PROVIDER_KEY_METADATA]: request.idempotencyKey },
         },
         { idempotencyKey: request.idempotencyKey },
       );
     } catch (error) {
+      if (error instanceof Stripe.errors.StripeAPIError && (error.statusCode ?? 0) >= 500) return this.reconcile(request, error);
       return declineOrThrow(error);
     }
     if (intent.status === "succeeded") return { status: "succeeded", providerPaymentId: intent.id };
@@ -110,6 +134,45 @@ export class StripePaymentProvider implements PaymentProvider {
     // repeat it, so someone has to look.
     throw new PaymentProviderError(`PaymentIntent ${intent.id} ended in status ${intent.status}`, "rejected");
   }
+
+  /**
+   * After a 500, find out what happened by looking the PaymentIntent up by
+   * its provider key. Found: its outcome is the charge's, whatever the 500
+   * said. Not found: nothing can be concluded from one 500 (it may not have
+   * been stored, and the next attempt may charge), nor from a search younger
+   * than the search lag; but when Stripe replays a stored 500 under the key
+   * (Idempotent-Replayed), no attempt can ever charge under that key again,
+   * and a search old enough proves none did: "absent".
+   */
+  private async reconcile(request: ChargeRequest, failure: Stripe.errors.StripeAPIError): Promise<ChargeResult> {
+    let found: Stripe.PaymentIntent[];
+    try {
+      // Provider keys are oncepay:<uuid>:<uuid>: nothing in them needs quoting.
+      const query = `metadata['${PROVIDER_KEY_METADATA}']:'${request.idempotencyKey}'`;
+      found = (await this.stripe.paymentIntents.search({ query, limit: 10 })).data;
+    } catch (lookup) {
+      throw new PaymentProviderError(`The charge's outcome is unknown: ${failure.message} (and looking it up failed too)`, "unknown", { cause: lookup });
+    }
+    const intent = found.find((candidate) => candidate.status === "succeeded") ?? found[0];
+    if (intent) return outcomeOfFoundIntent(intent);
+
+    const replayed = failure.headers?.["idempotent-replayed"] === "true";
+    const searchCaughtUp = request.firstAskedAt !== undefined && Date.now() - request.firstAskedAt.getTime() >= this.searchLagMs;
+    if (replayed && searchCaughtUp) {
+      throw new PaymentProviderError(`The provider keeps answering a stored failure under ${request.idempotencyKey}, and no charge exists under it`, "absent", { cause: failure });
+    }
+    throw new PaymentProviderError(`The charge's outcome is unknown: ${failure.message}`, "unknown", { cause: failure });
+  }
+}
+
+/** A PaymentIntent found by search: what its charge came to, where that is settled. */
+function outcomeOfFoundIntent(intent: Stripe.PaymentIntent): ChargeResult {
+  if (intent.status === "succeeded") return { status: "succeeded", providerPaymentId: intent.id };
+  const error = intent.last_payment_error;
+  if (intent.status === "requires_payment_method" && error?.type === "card_error") {
+    return { status: "declined", providerPaymentId: intent.id, declineCode: error.decline_code || error.code || "card_declined", message: error.message ?? "Your card was declined." };
+  }
+  throw new PaymentProviderError(`PaymentIntent ${intent.id} is in status ${intent.status}; its outcome is not settled yet`, "unknown");
 }
 
 function declineOrThrow(error: unknown): ChargeResult {

@@ -73,7 +73,7 @@ export async function postIntent(
 }
 
 export interface LedgerView {
-  payment_intents: { id: string; status: string; account: string; idempotency_key: string | null; amount: number }[];
+  payment_intents: { id: string; status: string; account: string; idempotency_key: string | null; amount: number; metadata: Record<string, string> }[];
   charges: { id: string; status: string; payment_intent: string; failure_code: string | null; outcome: { reason: string | null } }[];
 }
 

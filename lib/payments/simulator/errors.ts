@@ -77,7 +77,7 @@ export function resourceMissing(kind: string, id: string, param?: string): ApiRe
 }
 
 export function unrecognizedUrl(method: string, path: string): ApiResponse {
-  return invalidRequest(`Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents and GET /v1/payment_intents/:id.`, {}, 404);
+  return invalidRequest(`Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id and GET /v1/payment_intents/search.`, {}, 404);
 }
 
 /** Same key, different request: the key names the first request for good (stored result or not). */
@@ -103,4 +103,15 @@ export function idempotencyKeyInUse(key: string): ApiResponse {
 
 export function apiError(message: string): ApiResponse {
   return errorResponse(500, { type: "api_error", message });
+}
+
+/**
+ * The header Stripe sends with a 500 that is stored under its key: retrying
+ * with the same key would only replay it, so its SDKs do not.
+ */
+export const NO_RETRY = { "Stripe-Should-Retry": "false" } as const;
+
+/** The 500 Stripe stores when a request fails while it executes: whether it charged is unknown to the caller. */
+export function storedApiError(): ApiResponse {
+  return apiError("An unknown error occurred while processing this request. Its outcome is indeterminate; retrying with the same Idempotency-Key returns this same error. Look the PaymentIntent up to learn what happened.");
 }

@@ -118,3 +118,56 @@ describe("latencyMs", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(380);
   });
 });
+
+describe("failNext: http_500_stored_after_charge / http_500_stored_before_charge (Stripe's indeterminate 500)", () => {
+  it("charges, then answers 500 and stores it: every retry with the key replays the 500, and the SDK is told not to retry", async () => {
+    await setFaults(simulator, { failNext: "http_500_stored_after_charge" });
+    const secretKey = newSecretKey();
+    const key = randomUUID();
+    const failed = await postIntent(simulator, { secretKey, key, body: VISA });
+    expect(failed.status).toBe(500);
+    expect(failed.headers.get("stripe-should-retry")).toBe("false");
+    expect(JSON.parse(failed.text)).toEqual({ error: expect.objectContaining({ type: "api_error", message: expect.stringContaining("indeterminate") }) });
+    expect((await ledgerFor(simulator, { idempotencyKey: key })).charges).toEqual([expect.objectContaining({ status: "succeeded" })]);
+
+    const replayed = await postIntent(simulator, { secretKey, key, body: VISA });
+    expect(replayed.status).toBe(500);
+    expect(replayed.text).toBe(failed.text);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.headers.get("stripe-should-retry")).toBe("false");
+    expect((await ledgerFor(simulator, { idempotencyKey: key })).charges).toHaveLength(1);
+  });
+
+  it("before the charge: the same stored, replayed 500, and nothing in the ledger", async () => {
+    await setFaults(simulator, { failNext: "http_500_stored_before_charge" });
+    const secretKey = newSecretKey();
+    const key = randomUUID();
+    expect((await postIntent(simulator, { secretKey, key, body: VISA })).status).toBe(500);
+    const replayed = await postIntent(simulator, { secretKey, key, body: VISA });
+    expect(replayed.status).toBe(500);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect((await ledgerFor(simulator, { idempotencyKey: key })).payment_intents).toHaveLength(0);
+  });
+});
+
+describe("GET /v1/payment_intents/search", () => {
+  it("finds an account's payment intent by its metadata, and no other account's", async () => {
+    const secretKey = newSecretKey();
+    const tag = `order-${randomUUID()}`;
+    const stripe = stripeFor(simulator, secretKey);
+    const created = await stripe.paymentIntents.create({ ...params, metadata: { merchant_ref: tag } });
+    await stripe.paymentIntents.create({ ...params, metadata: { merchant_ref: `${tag}-other` } });
+
+    const found = await stripe.paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}'` });
+    expect(found.object).toBe("search_result");
+    expect(found.data.map((intent) => intent.id)).toEqual([created.id]);
+    expect((await stripe.paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}' AND status:'succeeded'` })).data).toHaveLength(1);
+    expect((await stripe.paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}' AND status:'canceled'` })).data).toHaveLength(0);
+    expect((await stripeFor(simulator, newSecretKey()).paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}'` })).data).toHaveLength(0);
+  });
+
+  it("refuses a query it does not understand with 400 invalid_request_error", async () => {
+    const stripe = stripeFor(simulator, newSecretKey(), { maxNetworkRetries: 0 });
+    await expect(stripe.paymentIntents.search({ query: "amount>100" })).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+  });
+});

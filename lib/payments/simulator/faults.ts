@@ -17,6 +17,17 @@ import { z } from "zod";
  *                        its key), then the connection is destroyed without
  *                        a response: the lost-response case. A retry with
  *                        the same key gets the stored response, replayed.
+ *     "http_500_stored_after_charge"
+ *                        charges, then answers 500 api_error and stores that
+ *                        500 under the key instead of the charge, as Stripe
+ *                        does when it fails while executing a request: every
+ *                        retry with the key replays the 500 (with
+ *                        Stripe-Should-Retry: false) for the key's 24 hours,
+ *                        and only looking the PaymentIntent up tells what
+ *                        happened.
+ *     "http_500_stored_before_charge"
+ *                        the same stored, replayed 500, but nothing was
+ *                        charged: the case where the lookup finds nothing.
  *
  * A PUT replaces the whole setting: omitted fields go back to their defaults,
  * so `PUT {}` clears everything.
@@ -25,7 +36,7 @@ export const faultSettingsSchema = z
   .object({
     // Below the idempotency lease (60 s, idempotency.ts), so a slow attempt is never taken over.
     latencyMs: z.number().int().min(0).max(30_000).default(0),
-    failNext: z.enum(["http_500", "drop_connection"]).nullable().default(null),
+    failNext: z.enum(["http_500", "drop_connection", "http_500_stored_after_charge", "http_500_stored_before_charge"]).nullable().default(null),
   })
   .strict();
 

@@ -11,7 +11,7 @@ import type { CreatePaymentIntentParams } from "@/lib/payments/simulator/params"
  * response under the Idempotency-Key), so the ledger never holds a charge
  * whose answer was not recorded, nor an answer without its charge.
  */
-interface PaymentIntentRow {
+export interface PaymentIntentRow {
   id: string;
   account: string;
   amount: string;

@@ -10,11 +10,13 @@ import {
   idempotencyKeyReused,
   invalidRequest,
   jsonResponse,
+  NO_RETRY,
   resourceMissing,
+  storedApiError,
   unrecognizedUrl,
   type ApiResponse,
 } from "@/lib/payments/simulator/errors";
-import { faultSettingsSchema, Faults } from "@/lib/payments/simulator/faults";
+import { faultSettingsSchema, Faults, type FailureMode } from "@/lib/payments/simulator/faults";
 import { FormError, parseForm } from "@/lib/payments/simulator/form";
 import { claimKey, holdLease, releaseKey, fingerprintRequest, completeKey } from "@/lib/payments/simulator/idempotency";
 import { newId } from "@/lib/payments/simulator/ids";
@@ -22,6 +24,7 @@ import { createPaymentIntent, readLedger, retrievePaymentIntent } from "@/lib/pa
 import { describeError, logEvent } from "@/lib/payments/simulator/log";
 import { parseCreatePaymentIntent } from "@/lib/payments/simulator/params";
 import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
+import { searchPaymentIntents } from "@/lib/payments/simulator/search";
 
 /**
  * A local stand-in for the part of Stripe's API that OncePay uses, spoken in
@@ -31,6 +34,7 @@ import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
  *
  *   POST /v1/payment_intents        create; with confirm=true, charge at once
  *   GET  /v1/payment_intents/:id    read back
+ *   GET  /v1/payment_intents/search search by metadata and status (search.ts)
  *   GET  /_simulator/health         200 once the schema is in place
  *   GET  /_simulator/ledger         payment intents and charges (?idempotency_key=, ?idempotency_key_prefix=, ?payment_intent=)
  *   GET|PUT /_simulator/faults      latency and one-shot failure injection (faults.ts)
@@ -119,7 +123,7 @@ async function handle(pool: pg.Pool, faults: Faults, request: http.IncomingMessa
       send(response, requestId, apiError("An unknown error occurred (injected by the payment simulator: failNext=http_500). Nothing was charged."));
       return;
     }
-    const answer = await api(pool, faults, { method, path, request, body, account: auth.account, requestId });
+    const answer = await api(pool, faults, { method, path, request, body, account: auth.account, requestId, failure });
     if (failure === "drop_connection") {
       // The work is done and committed; only the answer is lost on the way.
       response.destroy();
@@ -144,10 +148,17 @@ interface ApiRequest {
   body: string;
   account: string;
   requestId: string;
+  /** The one-shot failure this request took, if any. */
+  failure: FailureMode | null;
 }
 
 async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
   if (call.path === "/v1/payment_intents" && call.method === "POST") return createIntent(pool, faults, call);
+  // Before the retrieve route, which would take "search" for an id.
+  if (call.path === "/v1/payment_intents/search" && call.method === "GET") {
+    const query = new URL(call.request.url ?? "/", "http://simulator").searchParams;
+    return searchPaymentIntents(pool, call.account, query);
+  }
   const retrieve = /^\/v1\/payment_intents\/([^/]+)$/.exec(call.path);
   if (retrieve && call.method === "GET") {
     const id = decodeURIComponent(retrieve[1]!);
@@ -182,7 +193,11 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
   const keyFields = call.request.headersDistinct["idempotency-key"];
   if (keyFields === undefined) {
     await delay(faults.latencyMs);
-    return inTransaction(pool, (tx) => createPaymentIntent(tx, call.account, params, null));
+    return inTransaction(pool, async (tx) => {
+      const charged = call.failure === "http_500_stored_before_charge" ? undefined : await createPaymentIntent(tx, call.account, params, null);
+      // Without a key there is nothing to store the 500 under: it is just a 500.
+      return isStored500(call.failure) ? { ...storedApiError(), headers: NO_RETRY } : charged!;
+    });
   }
   // Two fields would leave it open which request the key names.
   if (keyFields.length !== 1) return invalidRequest("Send the Idempotency-Key header once.");
@@ -194,8 +209,10 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
 
   const claimed = await claimKey(pool, { account: call.account, key, fingerprint: fingerprintRequest("POST", call.path, form), requestId: call.requestId });
   switch (claimed.kind) {
-    case "replay":
-      return { ...claimed.stored, headers: { ...echoed, "Idempotent-Replayed": "true", "Original-Request": claimed.originalRequest } };
+    case "replay": {
+      const noRetry = claimed.stored.status >= 500 ? NO_RETRY : {};
+      return { ...claimed.stored, headers: { ...echoed, ...noRetry, "Idempotent-Replayed": "true", "Original-Request": claimed.originalRequest } };
+    }
     case "fingerprint-mismatch":
       return { ...idempotencyKeyReused(key), headers: echoed };
     case "in-flight":
@@ -207,13 +224,16 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
     await delay(faults.latencyMs);
     const answer = await inTransaction(pool, async (tx) => {
       if (!(await holdLease(tx, claim))) return undefined;
-      const result = await createPaymentIntent(tx, call.account, params, key);
+      const charged = call.failure === "http_500_stored_before_charge" ? undefined : await createPaymentIntent(tx, call.account, params, key);
+      // The injected Stripe failure: whatever happened, the key keeps a 500.
+      const result = isStored500(call.failure) ? storedApiError() : charged!;
       await completeKey(tx, claim, result);
       return result;
     });
     // Our lease ran out and another request took the key over: it charges, we don't.
     if (!answer) return { ...idempotencyKeyInUse(key), headers: echoed };
-    return { ...answer, headers: { ...echoed, "Original-Request": call.requestId } };
+    const noRetry = answer.status >= 500 ? NO_RETRY : {};
+    return { ...answer, headers: { ...echoed, ...noRetry, "Original-Request": call.requestId } };
   } catch (error) {
     // Nothing was charged unless the transaction committed. If it did (the
     // COMMIT's answer was lost), the key is complete and this matches no
@@ -260,6 +280,10 @@ async function admin(pool: pg.Pool, faults: Faults, method: string, request: htt
         404,
       );
   }
+}
+
+function isStored500(failure: FailureMode | null): boolean {
+  return failure === "http_500_stored_after_charge" || failure === "http_500_stored_before_charge";
 }
 
 function pathOf(request: http.IncomingMessage): string {
