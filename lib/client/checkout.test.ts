@@ -3,26 +3,13 @@ import type { Cart } from "./api-types";
 import type { FetchLike } from "./attempt";
 import { newIdempotencyKey, submitCheckout, type AttemptInfo, type AttemptStart, type CheckoutResult, type SubmitCheckoutOptions } from "./checkout";
 import { RETRY_POLICY } from "./retry-policy";
+import { jsonAnswer, sampleOrder } from "@/lib/testing/browser";
 
 const cart: Cart = { cartId: "cart-1", items: [{ sku: "mug-ceramic-350", quantity: 2 }] };
 const KEY = "6f1c2a9e-6b7d-4f57-9b0e-0c8d2d3f4a51";
 
-const order = {
-  id: "ord_123",
-  object: "order",
-  status: "paid",
-  cartId: "cart-1",
-  currency: "usd",
-  amount: 3600,
-  items: [{ sku: "mug-ceramic-350", name: "Stoneware Mug", unitAmount: 1800, quantity: 2, amount: 3600 }],
-  payment: { id: "pay_1", status: "succeeded", paymentMethod: "pm_card_visa" },
-  createdAt: "2025-01-01T00:00:00.000Z",
-};
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  const contentType = status >= 400 ? "application/problem+json" : "application/json";
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": contentType, ...headers } });
-}
+const order = sampleOrder(cart.cartId);
+const json = jsonAnswer;
 
 function problem(status: number, detail: string, extra: Record<string, unknown> = {}) {
   return { type: `urn:oncepay:problem:${status}`, title: `Problem ${status}`, status, detail, ...extra };

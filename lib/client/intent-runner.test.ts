@@ -7,49 +7,14 @@ import type { CheckoutPhase } from "./checkout-phase";
 import { DEFAULT_STRATEGY, demoScenario } from "./demo";
 import { AUTO_RESUME_WINDOW_MS, createIntentStore } from "./intent-store";
 import { IDLE_SNAPSHOT, createIntentRunner, type PayRequest } from "./intent-runner";
-
-/** sessionStorage's interface over a Map: the intent store's real code runs against it. */
-class MemoryStorage implements Storage {
-  readonly data = new Map<string, string>();
-  get length() {
-    return this.data.size;
-  }
-  clear() {
-    this.data.clear();
-  }
-  getItem(key: string) {
-    return this.data.get(key) ?? null;
-  }
-  key(index: number) {
-    return [...this.data.keys()][index] ?? null;
-  }
-  removeItem(key: string) {
-    this.data.delete(key);
-  }
-  setItem(key: string, value: string) {
-    this.data.set(key, value);
-  }
-}
+import { MemoryStorage, jsonAnswer, sampleOrder } from "@/lib/testing/browser";
 
 const cart: Cart = { cartId: "cart_1", items: [{ sku: "mug-ceramic-350", quantity: 2 }] };
 const normal: PayRequest = { cart, paymentMethod: "pm_card_visa", strategy: DEFAULT_STRATEGY };
 const doubleClick: PayRequest = { ...normal, strategy: demoScenario("double-click").strategy };
 
-const order = {
-  id: "ord_123",
-  object: "order" as const,
-  status: "paid",
-  cartId: "cart_1",
-  currency: "usd",
-  amount: 3600,
-  items: [{ sku: "mug-ceramic-350", name: "Stoneware Mug", unitAmount: 1800, quantity: 2, amount: 3600 }],
-  payment: { id: "pay_1", status: "succeeded", paymentMethod: "pm_card_visa" },
-  createdAt: "2025-01-01T00:00:00.000Z",
-};
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
-}
+const order = sampleOrder(cart.cartId);
+const json = jsonAnswer;
 
 const created = () => json(201, order);
 const replayed = () => json(201, order, { [IDEMPOTENT_REPLAYED_HEADER]: "true" });

@@ -1,31 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AUTO_RESUME_WINDOW_MS, INTENT_MAX_AGE_MS, createIntentStore, samePayload, shouldAutoResume, startRun, type StoredIntent } from "./intent-store";
 import { SERVER_KEY_LIFETIME_MS } from "./retry-policy";
-
-/** sessionStorage's interface over a Map, optionally broken the way real browsers break it. */
-class MemoryStorage implements Storage {
-  readonly data = new Map<string, string>();
-  failWrites = false;
-  get length() {
-    return this.data.size;
-  }
-  clear() {
-    this.data.clear();
-  }
-  getItem(key: string) {
-    return this.data.get(key) ?? null;
-  }
-  key(index: number) {
-    return [...this.data.keys()][index] ?? null;
-  }
-  removeItem(key: string) {
-    this.data.delete(key);
-  }
-  setItem(key: string, value: string) {
-    if (this.failWrites) throw new DOMException("quota", "QuotaExceededError");
-    this.data.set(key, value);
-  }
-}
+import { MemoryStorage } from "@/lib/testing/browser";
 
 const NOW = Date.parse("2025-01-01T12:00:00Z");
 
