@@ -13,7 +13,7 @@ export function startBackgroundWork(): void {
   const env = serverEnv();
   const services = getServices();
   every(env.RECOVERY_INTERVAL_SECONDS, "recovery", () =>
-    recoverAbandonedKeys({ store: services.idempotencyStore, endpointFor: services.endpointFor, batchSize: env.RECOVERY_BATCH_SIZE }),
+    recoverAbandonedKeys({ store: services.idempotencyStore, endpointFor: services.endpointFor, batchSize: env.RECOVERY_BATCH_SIZE, concurrency: env.RECOVERY_CONCURRENCY }),
   );
   every(env.REAPER_INTERVAL_SECONDS, "reaper", () =>
     reapExpiredKeys(services.db, { batchSize: env.REAPER_BATCH_SIZE, maxBatches: env.REAPER_MAX_BATCHES }),

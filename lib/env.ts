@@ -22,6 +22,9 @@ const serverEnvSchema = z.object({
   // how many it handles per run. 0 switches it off (tests drive it directly).
   RECOVERY_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(10),
   RECOVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(100),
+  // Keys the worker resumes at once (each waits on the provider); keep it
+  // well below DATABASE_POOL_MAX so live checkouts still get connections.
+  RECOVERY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   // The reaper: how often it deletes expired keys, and in what batches.
   REAPER_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(300),
   REAPER_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),

@@ -188,6 +188,38 @@ describe("the recovery worker", () => {
     expect(await countRows("payments", shopper.id)).toBe(0);
   });
 
+  it("resumes several abandoned keys at once, up to its concurrency, and finishes each once", async () => {
+    const shopper = await createAccount();
+    const keys = Array.from({ length: 8 }, () => randomUUID());
+    for (const key of keys) {
+      await postOrder({ token: shopper.token, key, headers: { "OncePay-Fault": "after-charge" } });
+      await expireLease(shopper.id, key);
+    }
+    const { store, provider } = worker();
+    const checkout = checkoutEndpoint({ store, provider });
+    let running = 0;
+    let peak = 0;
+    // The real checkout, with a count of how many resumes are inside it at once.
+    const counted = {
+      ...checkout,
+      async perform(context: Parameters<typeof checkout.perform>[0]) {
+        peak = Math.max(peak, ++running);
+        try {
+          return await checkout.perform(context);
+        } finally {
+          running--;
+        }
+      },
+    } as IdempotentEndpoint<unknown, Transaction>;
+
+    const report = await recoverAbandonedKeys({ store, endpointFor: () => counted, batchSize: 1000, concurrency: 4 });
+    expect(report.completed).toBeGreaterThanOrEqual(keys.length);
+    expect(peak).toBe(4);
+    for (const key of keys) expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete", response_status: 201 });
+    expect(await countRows("orders", shopper.id)).toBe(keys.length);
+    expect(await countRows("payments", shopper.id)).toBe(keys.length);
+  });
+
   // Two instances' workers racing for the same keys: a real race only on PostgreSQL.
   it.runIf(inject("realPostgres"))("finishes each abandoned key once when two workers run at the same time", async () => {
     const shopper = await createAccount();

@@ -31,28 +31,43 @@ export interface RecoveryDeps<Tx> {
   /** The endpoint that owns each path, to resume its requests. */
   endpointFor(method: string, path: string): IdempotentEndpoint<unknown, Tx> | undefined;
   batchSize: number;
+  /**
+   * Keys resumed at once. Each resume mostly waits on the provider, so one
+   * at a time falls behind as soon as keys are abandoned faster than one
+   * provider round trip each (a soak showed it: an instance crashing many
+   * checkouts at once); a few at a time keeps up without crowding out live
+   * checkouts from the connection pool.
+   */
+  concurrency?: number;
 }
 
-export async function recoverAbandonedKeys<Tx>({ store, endpointFor, batchSize }: RecoveryDeps<Tx>): Promise<RecoveryReport> {
+const DEFAULT_CONCURRENCY = 4;
+
+export async function recoverAbandonedKeys<Tx>({ store, endpointFor, batchSize, concurrency = DEFAULT_CONCURRENCY }: RecoveryDeps<Tx>): Promise<RecoveryReport> {
   const report: RecoveryReport = { examined: 0, released: 0, completed: 0, skipped: 0, failed: 0 };
-  for (const abandoned of await store.findAbandonedKeys(batchSize)) {
-    report.examined++;
-    const claim = await store.takeOverKey(abandoned.keyId);
-    if (!claim) {
-      report.skipped++; // a retry or another instance got there first
-      continue;
-    }
-    // One key's trouble (the database blinked, the provider is down) must not
-    // end the run: the key keeps its place and the next run tries again.
-    try {
-      report[await recoverKey({ store, endpointFor }, claim, abandoned)]++;
-    } catch (error) {
-      log.error("recovery.resume_failed", { keyId: abandoned.keyId, ...errorFields(error) });
-      report.failed++;
-    }
-  }
+  const abandoned = await store.findAbandonedKeys(batchSize);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(Math.max(1, concurrency), abandoned.length) }, async () => {
+    while (next < abandoned.length) report[await recoverOne({ store, endpointFor }, abandoned[next++]!)]++;
+  });
+  await Promise.all(lanes);
+  report.examined = abandoned.length;
   if (report.examined > 0) log.info("recovery.run", { ...report });
   return report;
+}
+
+/** Takes one abandoned key over and releases or finishes it; another worker may have got there first. */
+async function recoverOne<Tx>(deps: Pick<RecoveryDeps<Tx>, "store" | "endpointFor">, abandoned: AbandonedKey): Promise<Exclude<keyof RecoveryReport, "examined">> {
+  // One key's trouble (the database blinked, the provider is down) must not
+  // end the run: the key keeps its place and the next run tries again.
+  try {
+    const claim = await deps.store.takeOverKey(abandoned.keyId);
+    if (!claim) return "skipped"; // a retry or another instance got there first
+    return await recoverKey(deps, claim, abandoned);
+  } catch (error) {
+    log.error("recovery.resume_failed", { keyId: abandoned.keyId, ...errorFields(error) });
+    return "failed";
+  }
 }
 
 /** Releases (before the charge) or finishes (after it) one key this worker has taken over. */
