@@ -8,15 +8,17 @@ import nextTypescript from "eslint-config-next/typescript";
 // not creep back beside the code they test (as lib/payments/simulator/
 // testing.ts once did). Allowed to import it: tests (*.test.ts), lib/testing
 // itself, e2e/, playwright.config.ts, vitest.config.mts, and bench/, but
-// bench/ only lib/testing/app-server: the benchmark starts the built app the
-// way the tests do, and measures it over HTTP with its own client.
+// bench/ only lib/testing/app-server and lib/testing/soak/: the benchmark
+// starts the built app the way the tests do and measures it over HTTP with
+// its own client, and the soak is a test too long for the suite (which runs
+// a short one).
 const testSupportImports = {
   regex: "^(@/lib/testing|(\\.\\.?/)+(lib/)?testing)(/|$)",
   message: "lib/testing is test support: production code must not import it. Tests, lib/testing, e2e/ and the test runners' configs may.",
 };
 const benchTestSupportImports = {
-  regex: "^(@/lib/testing|(\\.\\.?/)+(lib/)?testing)(/(?!app-server(\\.ts)?$)|$)",
-  message: "bench/ may use lib/testing/app-server (it starts the built app as the tests do), and nothing else of the test support.",
+  regex: "^(@/lib/testing|(\\.\\.?/)+(lib/)?testing)(/(?!(app-server|soak/[a-z-]+)(\\.ts)?$)|$)",
+  message: "bench/ may use lib/testing/app-server (it starts the built app as the tests do) and lib/testing/soak/, and nothing else of the test support.",
 };
 // The lab's broken strategies must fail for want of a key, not because
 // they borrowed half of the key machinery (DESIGN.md: "It shares no code

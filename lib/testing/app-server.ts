@@ -19,6 +19,8 @@ export interface AppServer {
   paymentSimulatorUrl: string;
   /** Settles with the exit code when the app's process ends (for crash tests). */
   exited: Promise<number | null>;
+  /** The launcher's pid, which is also the process group of Next.js and the simulator. */
+  processGroup: number;
   /** What the app has printed so far (its latest 200 chunks). */
   output(): string;
   stop(): Promise<void>;
@@ -87,6 +89,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     realPostgres,
     paymentSimulatorUrl: `http://127.0.0.1:${simulatorPort}`,
     exited,
+    processGroup: child.pid!,
     output: () => output.join(""),
     async stop() {
       await stopProcessGroup(child);

@@ -38,9 +38,11 @@ describe("lib/testing's import boundary", () => {
     }
   });
 
-  it("lets bench/ start the app as the tests do, and nothing more", async () => {
+  it("lets bench/ start the app as the tests do and run the soak, and nothing more", async () => {
     const appServer = 'import { startAppServer } from "../lib/testing/app-server.ts";\nexport const used = startAppServer;\n';
     expect(await restrictedImportsIn("bench/example.mts", appServer)).toEqual([]);
+    const soak = 'import { runSoak } from "../lib/testing/soak/run.ts";\nexport const used = runSoak;\n';
+    expect(await restrictedImportsIn("bench/example.mts", soak)).toEqual([]);
     const client = 'import { postOrder } from "../lib/testing/api-client.ts";\nexport const used = postOrder;\n';
     const messages = await restrictedImportsIn("bench/example.mts", client);
     expect(messages).toHaveLength(1);
