@@ -65,7 +65,7 @@ export function missingApiKey(): ApiResponse {
 
 export function invalidApiKey(presented: string): ApiResponse {
   const shown = presented.length > 12 ? `${presented.slice(0, 8)}${"*".repeat(4)}${presented.slice(-4)}` : "****";
-  const hint = presented.startsWith("sk_live_") || presented.startsWith("rk_live_") ? " The payment simulator accepts only test-mode secret keys (sk_test_…)." : "";
+  const hint = presented.startsWith("sk_live_") || presented.startsWith("rk_live_") ? " The payment simulator accepts only test-mode keys (sk_test_…, rk_test_…)." : "";
   return {
     ...invalidRequest(`Invalid API Key provided: ${shown}.${hint}`, {}, 401),
     headers: { "WWW-Authenticate": 'Bearer realm="Stripe"' },
