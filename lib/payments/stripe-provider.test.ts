@@ -56,6 +56,8 @@ describe("StripePaymentProvider", () => {
   it.each([
     ["pm_card_chargeDeclined", "generic_decline", "Your card was declined."],
     ["pm_card_chargeDeclinedInsufficientFunds", "insufficient_funds", "Your card has insufficient funds."],
+    ["pm_card_chargeDeclinedLostCard", "lost_card", "Your card was declined."],
+    ["pm_card_chargeDeclinedExpiredCard", "expired_card", "Your card has expired."],
     // A definite failure whose answer Stripe saved under the key: asking
     // again could only replay it, so it is final for this checkout.
     ["pm_card_chargeDeclinedProcessingError", "processing_error", "An error occurred while processing your card. Try again in a little bit."],

@@ -66,11 +66,30 @@ describe("POST /v1/payment_intents with confirm=true", () => {
     expect(fetched).toMatchObject({ id: intent.id, status: "succeeded", amount: 1900, latest_charge: intent.latest_charge });
   });
 
+  it.each(["pm_card_visa_debit", "pm_card_mastercard", "pm_card_mastercard_debit", "pm_card_amex", "pm_card_discover"])("charges %s too", async (paymentMethod) => {
+    const stripe = stripeFor(simulator, await newSecretKey(simulator));
+    const key = randomUUID();
+    const intent = await stripe.paymentIntents.create(charge(paymentMethod), { idempotencyKey: key });
+    expect(intent).toMatchObject({ status: "succeeded", payment_method: paymentMethod, amount_received: 1900 });
+    expect((await ledgerFor(simulator, { idempotencyKey: key })).charges).toEqual([expect.objectContaining({ status: "succeeded", payment_method: paymentMethod })]);
+  });
+
+  // Stripe's test cards: https://docs.stripe.com/testing#declined-payments
+  const DECLINED = "Your card was declined.";
   it.each([
-    ["pm_card_chargeDeclined", "card_declined", "generic_decline", "Your card was declined."],
-    ["pm_card_chargeDeclinedInsufficientFunds", "card_declined", "insufficient_funds", "Your card has insufficient funds."],
-    ["pm_card_chargeDeclinedProcessingError", "processing_error", undefined, "An error occurred while processing your card. Try again in a little bit."],
-  ])("declines %s with 402 %s/%s, and still records the intent and a failed charge", async (paymentMethod, code, declineCode, message) => {
+    ["pm_card_chargeDeclined", "0002", "card_declined", "generic_decline", DECLINED, undefined],
+    ["pm_card_visa_chargeDeclined", "0002", "card_declined", "generic_decline", DECLINED, undefined],
+    ["pm_card_chargeDeclinedInsufficientFunds", "9995", "card_declined", "insufficient_funds", "Your card has insufficient funds.", undefined],
+    ["pm_card_visa_chargeDeclinedInsufficientFunds", "9995", "card_declined", "insufficient_funds", "Your card has insufficient funds.", undefined],
+    ["pm_card_chargeDeclinedLostCard", "9987", "card_declined", "lost_card", DECLINED, undefined],
+    ["pm_card_visa_chargeDeclinedLostCard", "9987", "card_declined", "lost_card", DECLINED, undefined],
+    ["pm_card_chargeDeclinedStolenCard", "9979", "card_declined", "stolen_card", DECLINED, undefined],
+    ["pm_card_visa_chargeDeclinedStolenCard", "9979", "card_declined", "stolen_card", DECLINED, undefined],
+    ["pm_card_chargeDeclinedFraudulent", "0019", "card_declined", "fraudulent", DECLINED, undefined],
+    ["pm_card_chargeDeclinedExpiredCard", "0069", "expired_card", "expired_card", "Your card has expired.", "exp_month"],
+    ["pm_card_chargeDeclinedIncorrectCvc", "0127", "incorrect_cvc", "incorrect_cvc", "Your card's security code is incorrect.", "cvc"],
+    ["pm_card_chargeDeclinedProcessingError", "0119", "processing_error", undefined, "An error occurred while processing your card. Try again in a little bit.", undefined],
+  ])("declines %s (…%s) with 402 %s/%s, and still records the intent and a failed charge", async (paymentMethod, last4, code, declineCode, message, param) => {
     const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const key = randomUUID();
     const error = await cardErrorOf(stripe.paymentIntents.create(charge(paymentMethod), { idempotencyKey: key }));
@@ -79,7 +98,9 @@ describe("POST /v1/payment_intents with confirm=true", () => {
     expect(error.code).toBe(code);
     expect(error.raw).toMatchObject({ type: "card_error", code, message });
     expect((error.raw as { decline_code?: string }).decline_code).toBe(declineCode);
+    expect(error.param).toBe(param);
     expect(error.message).toBe(message);
+    expect(error.payment_method).toMatchObject({ id: paymentMethod, card: { brand: "visa", last4 } });
     const intent = error.payment_intent!;
     expect(intent).toMatchObject({ status: "requires_payment_method", amount_received: 0, payment_method: null, latest_charge: error.charge });
     expect(intent.last_payment_error).toMatchObject({ code, message });
@@ -100,22 +121,36 @@ describe("POST /v1/payment_intents with confirm=true", () => {
 });
 
 describe("bad requests", () => {
+  // Stripe's codes, or none where Stripe sends none (errors.test.ts checks the list).
   it.each([
     ["a missing amount", "currency=usd", "amount", "parameter_missing"],
-    ["a non-integer amount", "amount=19.00&currency=usd", "amount", "parameter_invalid"],
+    ["an empty amount", "amount=&currency=usd", "amount", "parameter_invalid_empty"],
+    ["a non-integer amount", "amount=19.00&currency=usd", "amount", "parameter_invalid_integer"],
     ["an amount under the minimum", "amount=49&currency=usd", "amount", "amount_too_small"],
-    ["a bad currency", "amount=1900&currency=dollars", "currency", "parameter_invalid"],
+    ["an amount over the maximum", "amount=100000000&currency=usd", "amount", "amount_too_large"],
+    ["a blank currency", "amount=1900&currency=%20%20", "currency", "parameter_invalid_string_blank"],
+    ["a bad currency", "amount=1900&currency=dollars", "currency", undefined],
     ["an unknown parameter", "amount=1900&currency=usd&customer=cus_1", "customer", "parameter_unknown"],
     ["an unknown nested parameter", "amount=1900&currency=usd&automatic_payment_methods[enabled]=true&automatic_payment_methods[x]=1", "automatic_payment_methods[x]", "parameter_unknown"],
+    [
+      "automatic_payment_methods with payment_method_types",
+      "amount=1900&currency=usd&automatic_payment_methods[enabled]=true&payment_method_types[]=card",
+      "payment_method_types",
+      "parameters_exclusive",
+    ],
+    ["a payment method type other than card", "amount=1900&currency=usd&payment_method_types[]=sepa_debit", "payment_method_types", "payment_intent_invalid_parameter"],
     ["an unknown payment method", "amount=1900&currency=usd&payment_method=pm_card_nope&confirm=true", "payment_method", "resource_missing"],
     ["confirm without a payment method", "amount=1900&currency=usd&confirm=true", "payment_method", "payment_intent_unexpected_state"],
-    ["a bad boolean", "amount=1900&currency=usd&confirm=yes", "confirm", "parameter_invalid"],
-    ["nested metadata", "amount=1900&currency=usd&metadata[a][b]=c", "metadata[a]", "parameter_invalid"],
-  ])("answers 400 invalid_request_error for %s", async (_case, body, param, code) => {
+    ["a bad boolean", "amount=1900&currency=usd&confirm=yes", "confirm", undefined],
+    ["nested metadata", "amount=1900&currency=usd&metadata[a][b]=c", "metadata[a]", undefined],
+  ])("answers 400 invalid_request_error for %s (code %s)", async (_case, body, param, code) => {
     const answer = await postIntent(simulator, { secretKey: await newSecretKey(simulator), body });
     expect(answer.status).toBe(400);
     expect(answer.headers.get("request-id")).toMatch(/^req_/);
-    expect(JSON.parse(answer.text)).toEqual({ error: expect.objectContaining({ type: "invalid_request_error", param, code }) });
+    const { error } = JSON.parse(answer.text) as { error: { type: string; param?: string; code?: string; doc_url?: string } };
+    expect(error).toMatchObject({ type: "invalid_request_error", param });
+    expect(error.code).toBe(code);
+    expect(error.doc_url).toBe(code && `https://stripe.com/docs/error-codes/${code.replaceAll("_", "-")}`);
   });
 
   it("answers 400 for a malformed form body and for a JSON body", async () => {
