@@ -116,7 +116,8 @@ async function startPayments(databaseUrl: string): Promise<{ env: Record<string,
     console.log("[oncepay] payments: Stripe test mode (from STRIPE_SECRET_KEY)");
     return { env: { STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY } };
   }
-  const simulator = await spawnPaymentSimulator({ databaseUrl, port: env.SIMULATOR_PORT, poolMax: embedded ? 1 : undefined });
+  // The simulator accepts only keys it was given or registered: the app's must be one.
+  const simulator = await spawnPaymentSimulator({ databaseUrl, port: env.SIMULATOR_PORT, poolMax: embedded ? 1 : undefined, apiKeys: [LOCAL_SIMULATOR_SECRET_KEY] });
   console.log(`[oncepay] payments: Stripe API at the local payment simulator ${simulator.url} (no STRIPE_SECRET_KEY set)`);
   return { env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY }, simulator };
 }

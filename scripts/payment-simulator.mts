@@ -4,7 +4,9 @@
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/oncepay tsx scripts/payment-simulator.mts
  *
  * SIMULATOR_PORT (12111) and SIMULATOR_HOST (127.0.0.1) say where it listens;
- * SIMULATOR_POOL_MAX (10) is its connection pool (1 on the embedded database).
+ * SIMULATOR_POOL_MAX (10) is its connection pool (1 on the embedded database);
+ * SIMULATOR_API_KEYS the API keys it accepts, comma-separated (more can be
+ * registered at POST /_simulator/api_keys).
  * It creates its tables (schema payment_simulator) on start-up, and stops
  * cleanly on SIGINT/SIGTERM after answering the requests in progress.
  */
@@ -25,8 +27,11 @@ const simulator = await startPaymentSimulator({
   port: env.SIMULATOR_PORT,
   host: env.SIMULATOR_HOST,
   poolMax: env.SIMULATOR_POOL_MAX,
+  apiKeys: env.SIMULATOR_API_KEYS,
 });
-console.log(`[payment-simulator] listening on ${simulator.url} (Stripe API subset; admin under ${simulator.url}/_simulator/)`);
+console.log(
+  `[payment-simulator] listening on ${simulator.url} (Stripe API subset; admin under ${simulator.url}/_simulator/; ${env.SIMULATOR_API_KEYS.length} configured API key(s))`,
+);
 
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -34,7 +34,7 @@ describe("the checkout endpoint when the provider fails", () => {
     const key = randomUUID();
     const body = cartBody();
     // The provider answers after our client gave up, and the SDK may not retry: the outcome is unknown.
-    const provider = new StripePaymentProvider({ secretKey: newSecretKey(), simulatorUrl: simulator.url, maxNetworkRetries: 0, timeoutMs: 300 });
+    const provider = new StripePaymentProvider({ secretKey: await newSecretKey(simulator), simulatorUrl: simulator.url, maxNetworkRetries: 0, timeoutMs: 300 });
     const endpoint = checkoutEndpoint({ store: store(), provider });
 
     await setFaults(simulator, { latencyMs: 800 });
@@ -69,7 +69,7 @@ describe("the checkout endpoint when the provider fails", () => {
     expect(await keyRow(shopper.id, key)).toBeUndefined();
     expect(await countRows("payments", shopper.id)).toBe(0);
 
-    const fixed = new StripePaymentProvider({ secretKey: newSecretKey(), simulatorUrl: simulator.url });
+    const fixed = new StripePaymentProvider({ secretKey: await newSecretKey(simulator), simulatorUrl: simulator.url });
     const retry = await runIdempotent(checkoutEndpoint({ store: store(), provider: fixed }), checkoutRequest(key, body), shopper.id);
     expect(retry).toMatchObject({ kind: "completed", stored: { status: 201 } });
     expect(await countRows("orders", shopper.id)).toBe(1);

@@ -57,11 +57,17 @@ export class PaymentProviderError extends Error {
   }
 }
 
-/** Stripe's test payment methods that the shop accepts. */
+/**
+ * Stripe's test payment methods that the shop accepts: two cards that pay,
+ * and one of each kind of failure a shopper can meet (an issuer decline, a
+ * card detail the issuer refuses, a processor error).
+ */
 export const TEST_PAYMENT_METHODS = [
   "pm_card_visa",
+  "pm_card_mastercard",
   "pm_card_chargeDeclined",
   "pm_card_chargeDeclinedInsufficientFunds",
+  "pm_card_chargeDeclinedExpiredCard",
   "pm_card_chargeDeclinedProcessingError",
 ] as const;
 export type TestPaymentMethod = (typeof TEST_PAYMENT_METHODS)[number];

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { ChargeRequest } from "@/lib/payments/provider";
 import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/testing/payment-simulator";
 import { PaymentProviderError } from "@/lib/payments/provider";
@@ -13,8 +13,14 @@ import { PROVIDER_KEY_METADATA, StripePaymentProvider, type StripePaymentProvide
  */
 const simulator = withTestSimulator();
 
+// Each test its own account, unless it passes a secretKey to share one.
+let testAccountKey: string;
+beforeEach(async () => {
+  testAccountKey = await newSecretKey(simulator);
+});
+
 function provider(options: Partial<StripePaymentProviderOptions> = {}) {
-  return new StripePaymentProvider({ secretKey: newSecretKey(), simulatorUrl: simulator.url, ...options });
+  return new StripePaymentProvider({ secretKey: testAccountKey, simulatorUrl: simulator.url, ...options });
 }
 
 function chargeRequest(overrides: Partial<ChargeRequest> = {}): ChargeRequest {
@@ -50,6 +56,8 @@ describe("StripePaymentProvider", () => {
   it.each([
     ["pm_card_chargeDeclined", "generic_decline", "Your card was declined."],
     ["pm_card_chargeDeclinedInsufficientFunds", "insufficient_funds", "Your card has insufficient funds."],
+    ["pm_card_chargeDeclinedLostCard", "lost_card", "Your card was declined."],
+    ["pm_card_chargeDeclinedExpiredCard", "expired_card", "Your card has expired."],
     // A definite failure whose answer Stripe saved under the key: asking
     // again could only replay it, so it is final for this checkout.
     ["pm_card_chargeDeclinedProcessingError", "processing_error", "An error occurred while processing your card. Try again in a little bit."],
@@ -113,7 +121,7 @@ describe("StripePaymentProvider", () => {
     });
 
     it("throws on 409 (the same key still in progress elsewhere)", async () => {
-      const secretKey = newSecretKey();
+      const secretKey = await newSecretKey(simulator);
       const patient = provider({ secretKey });
       const hasty = provider({ secretKey, maxNetworkRetries: 0 });
       const request = chargeRequest();
@@ -130,7 +138,7 @@ describe("StripePaymentProvider", () => {
     });
 
     it("throws when the simulator cannot be reached", async () => {
-      const unreachable = new StripePaymentProvider({ secretKey: newSecretKey(), simulatorUrl: "http://127.0.0.1:9", maxNetworkRetries: 0 });
+      const unreachable = new StripePaymentProvider({ secretKey: await newSecretKey(simulator), simulatorUrl: "http://127.0.0.1:9", maxNetworkRetries: 0 });
       expect((await providerErrorOf(unreachable.charge(chargeRequest()))).outcome).toBe("unknown");
     });
   });
@@ -139,6 +147,14 @@ describe("StripePaymentProvider", () => {
     it("throws, outcome rejected, on a bad API key", async () => {
       const stripe = provider({ secretKey: "sk_test_has-a-dash" });
       expect((await providerErrorOf(stripe.charge(chargeRequest()))).outcome).toBe("rejected");
+    });
+
+    it("throws, outcome rejected, on a well-formed key the provider does not know (a typo)", async () => {
+      const request = chargeRequest();
+      const error = await providerErrorOf(provider({ secretKey: `${testAccountKey.slice(0, -1)}_` }).charge(request));
+      expect(error.outcome).toBe("rejected");
+      expect(error.cause).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+      expect((await ledgerFor(simulator, { idempotencyKey: request.idempotencyKey })).payment_intents).toHaveLength(0);
     });
 
     it("throws, outcome rejected, on an invalid request (an amount below Stripe's minimum)", async () => {
@@ -185,7 +201,7 @@ describe("StripePaymentProvider", () => {
     it("does not call a charge absent while the provider's search may still lag behind it, nor when its start is unknown", async () => {
       const request = chargeRequest({ firstAskedAt: new Date() });
       await setFaults(simulator, { failNext: "http_500_stored_before_charge" });
-      const secretKey = newSecretKey();
+      const secretKey = await newSecretKey(simulator);
       const lagging = provider({ secretKey, searchLagMs: 60_000 });
       await providerErrorOf(lagging.charge(request));
       expect((await providerErrorOf(lagging.charge(request))).outcome).toBe("unknown");

@@ -1,18 +1,23 @@
-import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, inject } from "vitest";
+import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { startPaymentSimulator, type PaymentSimulator } from "@/lib/payments/simulator/server";
 import type { FaultSettings } from "@/lib/payments/simulator/faults";
 
 /**
  * Test helpers for the payment simulator (used by tests only): a simulator on
  * the database under test, the real Stripe SDK pointed at it, and the admin
- * API. Each test makes its own API key, which is its own account at the
- * simulator, so tests never see each other's objects or keys.
+ * API. Each test registers its own account (newSecretKey), so tests never
+ * see each other's objects or keys.
  */
 export async function startTestSimulator(): Promise<PaymentSimulator> {
-  // On the embedded database, one connection: see spawnPaymentSimulator.
-  return startPaymentSimulator({ databaseUrl: inject("databaseUrl"), poolMax: inject("realPostgres") ? 10 : 1 });
+  return startPaymentSimulator({
+    databaseUrl: inject("databaseUrl"),
+    // On the embedded database, one connection: see spawnPaymentSimulator.
+    poolMax: inject("realPostgres") ? 10 : 1,
+    // An app pointed at this simulator (PAYMENT_SIMULATOR_URL) is given this key by its launcher.
+    apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
+  });
 }
 
 /**
@@ -46,8 +51,21 @@ export function withTestSimulator(): PaymentSimulator {
   };
 }
 
-export function newSecretKey(): string {
-  return `sk_test_${randomUUID().replaceAll("-", "")}`;
+export interface RegisteredKeys {
+  secret_key: string;
+  restricted_key: string;
+}
+
+/** A new account at the simulator (POST /_simulator/api_keys): its secret and restricted key. */
+export async function newApiKeys(simulator: Pick<PaymentSimulator, "url">): Promise<RegisteredKeys> {
+  const response = await fetch(`${simulator.url}/_simulator/api_keys`, { method: "POST" });
+  if (response.status !== 201) throw new Error(`POST /_simulator/api_keys answered ${response.status}`);
+  return (await response.json()) as RegisteredKeys;
+}
+
+/** The secret key of a new account, for a test that wants one to itself. */
+export async function newSecretKey(simulator: Pick<PaymentSimulator, "url">): Promise<string> {
+  return (await newApiKeys(simulator)).secret_key;
 }
 
 export function stripeFor(simulator: PaymentSimulator, secretKey: string, config: { maxNetworkRetries?: number; timeout?: number } = {}): Stripe {

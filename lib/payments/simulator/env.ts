@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isTestApiKey } from "@/lib/payments/simulator/auth";
 
 /**
  * What `scripts/payment-simulator.mts` reads from the environment. The
@@ -13,6 +14,18 @@ const simulatorEnvSchema = z.object({
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(12111),
   SIMULATOR_HOST: z.string().min(1).default("127.0.0.1"),
   SIMULATOR_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  // The keys it accepts, comma-separated, each its own account. None is
+  // allowed: accounts can also be registered at POST /_simulator/api_keys.
+  SIMULATOR_API_KEYS: z
+    .string()
+    .default("")
+    .transform((text) =>
+      text
+        .split(",")
+        .map((key) => key.trim())
+        .filter((key) => key !== ""),
+    )
+    .refine((keys) => keys.every(isTestApiKey), "SIMULATOR_API_KEYS must list test-mode keys (sk_test_… or rk_test_…, letters, digits and _), comma-separated"),
   // OncePay's name, so that one LOG_LEVEL (the launcher passes its whole
   // environment on) quiets both. A bad value means the default: logging must
   // not be what stops the simulator.

@@ -7,10 +7,37 @@
  */
 export type StripeErrorType = "api_error" | "card_error" | "idempotency_error" | "invalid_request_error";
 
+/**
+ * Every error `code` the simulator can send. Each is one of Stripe's own
+ * (errors.test.ts checks them against the list in Stripe's OpenAPI spec), so
+ * a client that branches on codes branches the same way against Stripe.
+ * Where Stripe sends no code (an invalid boolean, an unknown currency), the
+ * simulator sends none either.
+ */
+export const SIMULATOR_ERROR_CODES = [
+  "amount_too_large",
+  "amount_too_small",
+  "card_declined",
+  "expired_card",
+  "idempotency_key_in_use",
+  "incorrect_cvc",
+  "parameter_invalid_empty",
+  "parameter_invalid_integer",
+  "parameter_invalid_string_blank",
+  "parameter_missing",
+  "parameter_unknown",
+  "parameters_exclusive",
+  "payment_intent_invalid_parameter",
+  "payment_intent_unexpected_state",
+  "processing_error",
+  "resource_missing",
+] as const;
+export type StripeErrorCode = (typeof SIMULATOR_ERROR_CODES)[number];
+
 export interface StripeError {
   type: StripeErrorType;
   message: string;
-  code?: string;
+  code?: StripeErrorCode;
   decline_code?: string;
   param?: string;
   doc_url?: string;
@@ -39,11 +66,11 @@ export function errorResponse(status: number, error: StripeError): ApiResponse {
   return jsonResponse(status, { error });
 }
 
-export function docUrl(code: string): string {
+export function docUrl(code: StripeErrorCode): string {
   return `https://stripe.com/docs/error-codes/${code.replaceAll("_", "-")}`;
 }
 
-export function invalidRequest(message: string, details: { param?: string; code?: string } = {}, status = 400): ApiResponse {
+export function invalidRequest(message: string, details: { param?: string; code?: StripeErrorCode } = {}, status = 400): ApiResponse {
   return errorResponse(status, {
     type: "invalid_request_error",
     message,
@@ -65,7 +92,7 @@ export function missingApiKey(): ApiResponse {
 
 export function invalidApiKey(presented: string): ApiResponse {
   const shown = presented.length > 12 ? `${presented.slice(0, 8)}${"*".repeat(4)}${presented.slice(-4)}` : "****";
-  const hint = presented.startsWith("sk_live_") || presented.startsWith("rk_live_") ? " The payment simulator accepts only test-mode secret keys (sk_test_…)." : "";
+  const hint = presented.startsWith("sk_live_") || presented.startsWith("rk_live_") ? " The payment simulator accepts only test-mode keys (sk_test_…, rk_test_…)." : "";
   return {
     ...invalidRequest(`Invalid API Key provided: ${shown}.${hint}`, {}, 401),
     headers: { "WWW-Authenticate": 'Bearer realm="Stripe"' },

@@ -39,7 +39,7 @@ describe("the fault settings", () => {
 describe("failNext: http_500", () => {
   it("fails the next request once, before the ledger: nothing charged or saved, so the same key runs afresh", async () => {
     await setFaults(simulator, { failNext: "http_500" });
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const failed = await postIntent(simulator, { secretKey, key, body: VISA });
     expect(failed.status).toBe(500);
@@ -55,7 +55,7 @@ describe("failNext: http_500", () => {
 
   it("is retried by the SDK with the same key: one charge", async () => {
     await setFaults(simulator, { failNext: "http_500" });
-    const stripe = stripeFor(simulator, newSecretKey());
+    const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const sent: (string | undefined)[] = [];
     stripe.on("request", (event: { idempotency_key?: string }) => sent.push(event.idempotency_key));
     const key = randomUUID();
@@ -68,7 +68,7 @@ describe("failNext: http_500", () => {
 
   it("surfaces as StripeAPIError when the SDK may not retry", async () => {
     await setFaults(simulator, { failNext: "http_500" });
-    const error = await stripeFor(simulator, newSecretKey(), { maxNetworkRetries: 0 })
+    const error = await stripeFor(simulator, await newSecretKey(simulator), { maxNetworkRetries: 0 })
       .paymentIntents.create(params, { idempotencyKey: randomUUID() })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAPIError);
@@ -79,7 +79,7 @@ describe("failNext: http_500", () => {
 describe("failNext: drop_connection", () => {
   it("charges and saves, then loses the answer; the retry with the same key gets it replayed", async () => {
     await setFaults(simulator, { failNext: "drop_connection" });
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     await expect(postIntent(simulator, { secretKey, key, body: VISA })).rejects.toThrow(TypeError);
     expect((await ledgerFor(simulator, { idempotencyKey: key })).charges).toHaveLength(1);
@@ -92,7 +92,7 @@ describe("failNext: drop_connection", () => {
 
   it("is survived by the SDK's retry: the first charge comes back, replayed", async () => {
     await setFaults(simulator, { failNext: "drop_connection" });
-    const stripe = stripeFor(simulator, newSecretKey());
+    const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const key = randomUUID();
     const intent = await stripe.paymentIntents.create(params, { idempotencyKey: key });
     expect(intent.status).toBe("succeeded");
@@ -103,7 +103,7 @@ describe("failNext: drop_connection", () => {
 
   it("is one-shot: of several concurrent requests exactly one loses its answer", async () => {
     await setFaults(simulator, { failNext: "drop_connection" });
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => postIntent(simulator, { secretKey: newSecretKey(), key: randomUUID(), body: VISA })));
+    const results = await Promise.allSettled(Array.from({ length: 5 }, async () => postIntent(simulator, { secretKey: await newSecretKey(simulator), key: randomUUID(), body: VISA })));
     const outcomes = results.map((result) => (result.status === "fulfilled" ? `${result.value.status} ${result.value.text.slice(0, 200)}` : "dropped"));
     expect(outcomes.filter((outcome) => outcome === "dropped")).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome !== "dropped" && !outcome.startsWith("200 "))).toEqual([]);
@@ -114,7 +114,7 @@ describe("latencyMs", () => {
   it("holds each charge that long", async () => {
     await setFaults(simulator, { latencyMs: 400 });
     const started = performance.now();
-    expect((await postIntent(simulator, { secretKey: newSecretKey(), key: randomUUID(), body: VISA })).status).toBe(200);
+    expect((await postIntent(simulator, { secretKey: await newSecretKey(simulator), key: randomUUID(), body: VISA })).status).toBe(200);
     expect(performance.now() - started).toBeGreaterThanOrEqual(380);
   });
 });
@@ -122,7 +122,7 @@ describe("latencyMs", () => {
 describe("failNext: http_500_stored_after_charge / http_500_stored_before_charge (Stripe's indeterminate 500)", () => {
   it("charges, then answers 500 and stores it: every retry with the key replays the 500, and the SDK is told not to retry", async () => {
     await setFaults(simulator, { failNext: "http_500_stored_after_charge" });
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const failed = await postIntent(simulator, { secretKey, key, body: VISA });
     expect(failed.status).toBe(500);
@@ -140,7 +140,7 @@ describe("failNext: http_500_stored_after_charge / http_500_stored_before_charge
 
   it("before the charge: the same stored, replayed 500, and nothing in the ledger", async () => {
     await setFaults(simulator, { failNext: "http_500_stored_before_charge" });
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     expect((await postIntent(simulator, { secretKey, key, body: VISA })).status).toBe(500);
     const replayed = await postIntent(simulator, { secretKey, key, body: VISA });
@@ -152,7 +152,7 @@ describe("failNext: http_500_stored_after_charge / http_500_stored_before_charge
 
 describe("GET /v1/payment_intents/search", () => {
   it("finds an account's payment intent by its metadata, and no other account's", async () => {
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const tag = `order-${randomUUID()}`;
     const stripe = stripeFor(simulator, secretKey);
     const created = await stripe.paymentIntents.create({ ...params, metadata: { merchant_ref: tag } });
@@ -163,11 +163,11 @@ describe("GET /v1/payment_intents/search", () => {
     expect(found.data.map((intent) => intent.id)).toEqual([created.id]);
     expect((await stripe.paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}' AND status:'succeeded'` })).data).toHaveLength(1);
     expect((await stripe.paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}' AND status:'canceled'` })).data).toHaveLength(0);
-    expect((await stripeFor(simulator, newSecretKey()).paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}'` })).data).toHaveLength(0);
+    expect((await stripeFor(simulator, await newSecretKey(simulator)).paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}'` })).data).toHaveLength(0);
   });
 
   it("refuses a query it does not understand with 400 invalid_request_error", async () => {
-    const stripe = stripeFor(simulator, newSecretKey(), { maxNetworkRetries: 0 });
+    const stripe = stripeFor(simulator, await newSecretKey(simulator), { maxNetworkRetries: 0 });
     await expect(stripe.paymentIntents.search({ query: "amount>100" })).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
   });
 });

@@ -15,7 +15,7 @@ const VISA = "amount=1900&currency=usd&payment_method=pm_card_visa&confirm=true&
 
 describe("a repeated request with the same key", () => {
   it("gets the saved status and body byte for byte, marked Idempotent-Replayed, and charges once", async () => {
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const first = await postIntent(simulator, { secretKey, key, body: VISA });
     const again = await postIntent(simulator, { secretKey, key, body: VISA });
@@ -33,7 +33,7 @@ describe("a repeated request with the same key", () => {
   });
 
   it("replays a decline too: the 402 is the saved result, not a second failed charge", async () => {
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const body = "amount=1900&currency=usd&payment_method=pm_card_chargeDeclined&confirm=true";
     const first = await postIntent(simulator, { secretKey, key, body });
@@ -45,7 +45,7 @@ describe("a repeated request with the same key", () => {
   });
 
   it("treats the same parameters in another order as the same request", async () => {
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const first = await postIntent(simulator, { secretKey, key, body: VISA });
     const reordered = await postIntent(simulator, { secretKey, key, body: "metadata[order]=42&confirm=true&payment_method=pm_card_visa&currency=usd&amount=1900" });
@@ -54,7 +54,7 @@ describe("a repeated request with the same key", () => {
   });
 
   it("replays through the SDK: the same payment intent, one charge", async () => {
-    const stripe = stripeFor(simulator, newSecretKey());
+    const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const key = randomUUID();
     const params = { amount: 1900, currency: "usd", payment_method: "pm_card_visa", confirm: true };
     const first = await stripe.paymentIntents.create(params, { idempotencyKey: key });
@@ -67,7 +67,7 @@ describe("a repeated request with the same key", () => {
 
 describe("a key reused with different parameters", () => {
   it("answers 400 idempotency_error, charges nothing more, and keeps the first result", async () => {
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const first = await postIntent(simulator, { secretKey, key, body: VISA });
     const other = await postIntent(simulator, { secretKey, key, body: VISA.replace("amount=1900", "amount=2000") });
@@ -82,7 +82,7 @@ describe("a key reused with different parameters", () => {
   });
 
   it("is a StripeIdempotencyError in the SDK", async () => {
-    const stripe = stripeFor(simulator, newSecretKey());
+    const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const key = randomUUID();
     await stripe.paymentIntents.create({ amount: 1900, currency: "usd", payment_method: "pm_card_visa", confirm: true }, { idempotencyKey: key });
     const error = await stripe.paymentIntents
@@ -95,7 +95,7 @@ describe("a key reused with different parameters", () => {
 
 describe("a request that fails validation", () => {
   it("saves nothing under its key, so the corrected request can use the same key", async () => {
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const invalid = await postIntent(simulator, { secretKey, key, body: "amount=abc&currency=usd" });
     expect(invalid.status).toBe(400);
@@ -105,7 +105,7 @@ describe("a request that fails validation", () => {
   });
 
   it("refuses a key longer than 255 characters", async () => {
-    const answer = await postIntent(simulator, { secretKey: newSecretKey(), key: "k".repeat(256), body: VISA });
+    const answer = await postIntent(simulator, { secretKey: await newSecretKey(simulator), key: "k".repeat(256), body: VISA });
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.text).error).toMatchObject({ type: "invalid_request_error", message: expect.stringContaining("Idempotency-Key") });
   });
@@ -114,7 +114,7 @@ describe("a request that fails validation", () => {
 describe("the same key while its first request is still running", () => {
   it("answers 409 idempotency_error and saves nothing; once the first finishes, a retry gets its result", async () => {
     expect((await setFaults(simulator, { latencyMs: 1500 })).status).toBe(200);
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const slow = postIntent(simulator, { secretKey, key, body: VISA });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -141,13 +141,14 @@ describe("the same key while its first request is still running", () => {
   it("does not block other keys or other accounts", async () => {
     await setFaults(simulator, { latencyMs: 1000 });
     const key = randomUUID();
-    const slow = postIntent(simulator, { secretKey: newSecretKey(), key, body: VISA });
+    const [slowAccount, otherKeyAccount, otherAccount] = await Promise.all([newSecretKey(simulator), newSecretKey(simulator), newSecretKey(simulator)]);
+    const slow = postIntent(simulator, { secretKey: slowAccount, key, body: VISA });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const [otherKey, otherAccount] = await Promise.all([
-      postIntent(simulator, { secretKey: newSecretKey(), key: randomUUID(), body: VISA }),
-      postIntent(simulator, { secretKey: newSecretKey(), key, body: VISA }),
+    const [otherKey, otherAccountAnswer] = await Promise.all([
+      postIntent(simulator, { secretKey: otherKeyAccount, key: randomUUID(), body: VISA }),
+      postIntent(simulator, { secretKey: otherAccount, key, body: VISA }),
     ]);
-    expect([otherKey.status, otherAccount.status, (await slow).status]).toEqual([200, 200, 200]);
+    expect([otherKey.status, otherAccountAnswer.status, (await slow).status]).toEqual([200, 200, 200]);
   });
 });
 
@@ -156,7 +157,7 @@ describe("the same key while its first request is still running", () => {
 // even without the unique claim. They mean something only on PostgreSQL.
 describe("identical requests racing", () => {
   it.runIf(inject("realPostgres"))("20 SDK calls in flight at once with one key: one charge, one intent, 19 replays", async () => {
-    const stripe = stripeFor(simulator, newSecretKey());
+    const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const key = randomUUID();
     let attempts = 0;
     stripe.on("request", () => attempts++);
@@ -175,7 +176,7 @@ describe("identical requests racing", () => {
   });
 
   it.runIf(inject("realPostgres"))("20 raw requests provably in flight together: one charge; the others 409 or the replay", async () => {
-    const secretKey = newSecretKey();
+    const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const request = {
       method: "POST",
@@ -197,7 +198,7 @@ describe("identical requests racing", () => {
   });
 
   it.runIf(inject("realPostgres"))("20 different keys at once: 20 charges (the claim serialises one key, not the service)", async () => {
-    const stripe = stripeFor(simulator, newSecretKey());
+    const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const keys = Array.from({ length: 20 }, () => randomUUID());
     const params = { amount: 1900, currency: "usd", payment_method: "pm_card_visa", confirm: true };
     const results = await Promise.all(keys.map((key) => stripe.paymentIntents.create(params, { idempotencyKey: key })));

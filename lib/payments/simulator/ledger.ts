@@ -95,7 +95,7 @@ export function chargeObject(row: ChargeRow) {
 
 function paymentMethodObject(paymentMethod: string) {
   const card = testCard(paymentMethod);
-  return { id: paymentMethod, object: "payment_method", type: "card", card: card && { brand: card.brand, last4: card.last4 }, livemode: false };
+  return { id: paymentMethod, object: "payment_method", type: "card", card: card && { brand: card.brand, funding: card.funding, last4: card.last4 }, livemode: false };
 }
 
 /**
@@ -137,6 +137,7 @@ export async function createPaymentIntent(
     type: "card_error",
     code: outcome.code,
     ...(outcome.declineCode && { decline_code: outcome.declineCode }),
+    ...(outcome.param && { param: outcome.param }),
     doc_url: docUrl(outcome.code),
     message: outcome.message,
     charge: chargeId,
@@ -235,7 +236,7 @@ const LEDGER_LIMIT = 100;
 
 /**
  * The admin view (GET /_simulator/ledger): payment intents and charges, each
- * with the account (hash of the API key) it belongs to and the
+ * with the account (SHA-256 of its first API key, see auth.ts) it belongs to and the
  * Idempotency-Key it was created under, across all accounts. This is where a
  * test counts charges: "exactly one charge for this key".
  */

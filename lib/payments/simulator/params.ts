@@ -1,4 +1,4 @@
-import { invalidRequest, resourceMissing, type ApiResponse } from "@/lib/payments/simulator/errors";
+import { invalidRequest, resourceMissing, type ApiResponse, type StripeErrorCode } from "@/lib/payments/simulator/errors";
 import { listOf, type FormObject, type FormValue } from "@/lib/payments/simulator/form";
 import { testCard } from "@/lib/payments/simulator/cards";
 
@@ -8,7 +8,8 @@ import { testCard } from "@/lib/payments/simulator/cards";
  * anything is claimed or charged, so (as at Stripe) no result is stored under
  * its Idempotency-Key and the same key can be used again once the request is
  * fixed. Unknown parameters are refused rather than ignored, so a client
- * relying on something the simulator does not do finds out at once.
+ * relying on something the simulator does not do finds out at once. Each
+ * refusal carries the `code` Stripe gives it, or none where Stripe gives none.
  */
 export interface CreatePaymentIntentParams {
   amount: number;
@@ -34,8 +35,27 @@ class ParamError extends Error {
   }
 }
 
-function fail(message: string, param: string, code = "parameter_invalid"): never {
-  throw new ParamError(invalidRequest(message, { param, code }));
+function fail(message: string, param: string, code?: StripeErrorCode): never {
+  throw new ParamError(invalidRequest(message, { param, ...(code && { code }) }));
+}
+
+/**
+ * A required parameter, as Stripe reads it: absent is `parameter_missing`;
+ * empty is an attempt to unset it (`parameter_invalid_empty`, with Stripe's
+ * message); only whitespace is `parameter_invalid_string_blank`.
+ */
+function requiredParam(form: FormObject, name: string): string {
+  const value = stringParam(form, name);
+  if (value === undefined) fail(`Missing required param: ${name}.`, name, "parameter_missing");
+  if (value === "") {
+    fail(
+      `You passed an empty string for '${name}'. We assume empty values are an attempt to unset a parameter; however '${name}' cannot be unset. You should remove '${name}' from your request or supply a non-empty value.`,
+      name,
+      "parameter_invalid_empty",
+    );
+  }
+  if (value.trim() === "") fail(`Invalid ${name}: it must not be blank.`, name, "parameter_invalid_string_blank");
+  return value;
 }
 
 function stringParam(form: FormObject, name: string, param = name): string | undefined {
@@ -73,9 +93,8 @@ function rejectUnknown(form: FormObject, known: Set<string>, prefix?: string): v
 }
 
 function parseAmount(form: FormObject): number {
-  const text = stringParam(form, "amount");
-  if (text === undefined) fail("Missing required param: amount.", "amount", "parameter_missing");
-  if (!/^\d{1,12}$/.test(text)) fail(`Invalid integer: ${text}`, "amount");
+  const text = requiredParam(form, "amount");
+  if (!/^\d{1,12}$/.test(text)) fail(`Invalid integer: ${text}`, "amount", "parameter_invalid_integer");
   const amount = Number(text);
   if (amount < MIN_AMOUNT) fail(`Amount must be at least ${MIN_AMOUNT} in the currency's smallest unit.`, "amount", "amount_too_small");
   if (amount > MAX_AMOUNT) fail(`Amount must be no more than ${MAX_AMOUNT} in the currency's smallest unit.`, "amount", "amount_too_large");
@@ -83,8 +102,7 @@ function parseAmount(form: FormObject): number {
 }
 
 function parseCurrency(form: FormObject): string {
-  const text = stringParam(form, "currency");
-  if (text === undefined) fail("Missing required param: currency.", "currency", "parameter_missing");
+  const text = requiredParam(form, "currency");
   const currency = text.toLowerCase();
   if (!/^[a-z]{3}$/.test(currency)) fail(`Invalid currency: ${text}. Use a three-letter ISO currency code, such as usd.`, "currency");
   return currency;
@@ -126,7 +144,9 @@ function parsePaymentMethodTypes(form: FormObject): string[] | undefined {
   const list = listOf(form.payment_method_types);
   if (!list || list.length === 0) fail("Invalid array: payment_method_types must be a non-empty list.", "payment_method_types");
   return list.map((type) => {
-    if (type !== "card") fail(`The payment method type ${JSON.stringify(type)} is invalid. The payment simulator supports only "card".`, "payment_method_types");
+    if (type !== "card") {
+      fail(`The payment method type provided: ${type} is invalid. The payment simulator supports only "card".`, "payment_method_types", "payment_intent_invalid_parameter");
+    }
     return type;
   });
 }
@@ -153,7 +173,7 @@ export function parseCreatePaymentIntent(form: FormObject): ParamsResult {
     const automatic = parseAutomaticPaymentMethods(form);
     const types = parsePaymentMethodTypes(form);
     if (automatic && types) {
-      fail("You may only specify one of these parameters: automatic_payment_methods, payment_method_types.", "payment_method_types");
+      fail("You may only specify one of these parameters: automatic_payment_methods, payment_method_types.", "payment_method_types", "parameters_exclusive");
     }
     const description = stringParam(form, "description") ?? null;
     if (description !== null && description.length > 1000) fail("Invalid description: at most 1000 characters.", "description");

@@ -14,7 +14,11 @@ export interface SimulatorProcess {
   stop(): Promise<void>;
 }
 
-/** Any well-formed test key is its own account at the simulator; this one is the shop's. */
+/**
+ * The shop's account at the simulator the launcher starts: the launcher
+ * configures the simulator with this key and gives the same key to the app.
+ * A fixed key, so the shop's ledger is the same account after a restart.
+ */
 export const LOCAL_SIMULATOR_SECRET_KEY = "sk_test_oncepay_local_simulator";
 
 const READY_TIMEOUT_MS = 30_000;
@@ -29,6 +33,8 @@ export interface SpawnSimulatorOptions {
    * statement at a time, so more connections would buy nothing.
    */
   poolMax?: number;
+  /** The API keys it accepts (SIMULATOR_API_KEYS): the ones it is started for. */
+  apiKeys: readonly string[];
 }
 
 export async function spawnPaymentSimulator(options: SpawnSimulatorOptions): Promise<SimulatorProcess> {
@@ -40,6 +46,7 @@ export async function spawnPaymentSimulator(options: SpawnSimulatorOptions): Pro
       SIMULATOR_PORT: String(options.port),
       SIMULATOR_HOST: "127.0.0.1",
       ...(options.poolMax !== undefined && { SIMULATOR_POOL_MAX: String(options.poolMax) }),
+      SIMULATOR_API_KEYS: options.apiKeys.join(","),
       // Whoever starts it (the launcher, a test) is the one it must not outlive.
       [LAUNCHER_PID_ENV]: String(process.pid),
     },

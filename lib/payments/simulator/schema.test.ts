@@ -27,14 +27,14 @@ describe("the simulator's schema", () => {
   it("is created in its own schema on an empty database, and kept (with its ledger) on the next start", async () => {
     await withFreshDatabase(async (url) => {
       const first = await startPaymentSimulator({ databaseUrl: url, poolMax: 2 });
-      const secretKey = newSecretKey();
+      const secretKey = await newSecretKey(first);
       const intent = await stripeFor(first, secretKey).paymentIntents.create({ amount: 1900, currency: "usd", payment_method: "pm_card_visa", confirm: true });
       await first.close();
 
       const second = await startPaymentSimulator({ databaseUrl: url, poolMax: 2 });
       try {
-        expect(await simulatorTables(url)).toEqual(["charges", "idempotency_keys", "payment_intents"]);
-        // The ledger survived the restart.
+        expect(await simulatorTables(url)).toEqual(["api_keys", "charges", "idempotency_keys", "payment_intents"]);
+        // The ledger and the account (its key) survived the restart.
         expect(await stripeFor(second, secretKey).paymentIntents.retrieve(intent.id)).toMatchObject({ id: intent.id, status: "succeeded" });
       } finally {
         await second.close();
@@ -49,7 +49,7 @@ describe("the simulator's schema", () => {
     await withFreshDatabase(async (url) => {
       const simulators = await Promise.all(Array.from({ length: 4 }, () => startPaymentSimulator({ databaseUrl: url, poolMax: 1 })));
       try {
-        expect(await simulatorTables(url)).toEqual(["charges", "idempotency_keys", "payment_intents"]);
+        expect(await simulatorTables(url)).toEqual(["api_keys", "charges", "idempotency_keys", "payment_intents"]);
       } finally {
         await Promise.all(simulators.map((simulator) => simulator.close()));
       }

@@ -7,11 +7,13 @@ import type pg from "pg";
  *
  *   payment_intents   one row per PaymentIntent, as GET /v1/payment_intents/:id shows it
  *   charges           one row per attempt to move money, succeeded or failed
- *   idempotency_keys  one row per (API key, Idempotency-Key): the claim, then the stored response
+ *   idempotency_keys  one row per (account, Idempotency-Key): the claim, then the stored response
+ *   api_keys          one row per API key the simulator accepts, naming its account (auth.ts)
  *
  * Ids are Stripe-style text (`pi_…`), made by the simulator. API keys are
- * never stored, only their SHA-256 (`account`), which is what scopes keys
- * and objects: one secret key can neither see nor collide with another's.
+ * never stored, only their SHA-256; an account is the SHA-256 of its first
+ * key (`account`), which is what scopes keys and objects: one account can
+ * neither see nor collide with another's.
  */
 export const SIMULATOR_SCHEMA = "payment_simulator";
 
@@ -68,6 +70,13 @@ const STATEMENTS = [
      expires_at       timestamptz NOT NULL,
      PRIMARY KEY (account, idem_key),
      CHECK ((state = 'complete') = (response_status IS NOT NULL AND response_body IS NOT NULL))
+   )`,
+  // Kept in the database, not in one process's memory, so that every
+  // simulator on it accepts the same keys and a restart forgets none.
+  `CREATE TABLE IF NOT EXISTS payment_simulator.api_keys (
+     key_sha256 text PRIMARY KEY,
+     account    text NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now()
    )`,
 ];
 

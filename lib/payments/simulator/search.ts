@@ -16,14 +16,14 @@ import { paymentIntentObject, type PaymentIntentRow } from "@/lib/payments/simul
  */
 export type SearchClause = { field: "metadata"; key: string; value: string } | { field: "status" | "currency"; value: string };
 
-export type ParsedQuery = { ok: true; clauses: SearchClause[] } | { ok: false; message: string };
+export type ParsedQuery = { ok: true; clauses: SearchClause[] } | { ok: false; message: string; code?: "parameter_missing" };
 
 // field:'value' or field:"value", metadata with its key in brackets.
 const CLAUSE = /^(?:metadata\[(?:'([^']*)'|"([^"]*)")\]|(status|currency)):(?:'([^']*)'|"([^"]*)")$/;
 
 export function parseSearchQuery(query: string): ParsedQuery {
   const parts = query.trim().split(/\s+AND\s+/);
-  if (query.trim() === "") return { ok: false, message: "Missing required param: query." };
+  if (query.trim() === "") return { ok: false, message: "Missing required param: query.", code: "parameter_missing" };
   const clauses: SearchClause[] = [];
   for (const part of parts) {
     const match = CLAUSE.exec(part.trim());
@@ -45,7 +45,7 @@ const MAX_LIMIT = 100;
 
 export async function searchPaymentIntents(pool: pg.Pool, account: string, params: URLSearchParams): Promise<ApiResponse> {
   const parsed = parseSearchQuery(params.get("query") ?? "");
-  if (!parsed.ok) return invalidRequest(parsed.message, { param: "query" });
+  if (!parsed.ok) return invalidRequest(parsed.message, { param: "query", ...(parsed.code && { code: parsed.code }) });
   const limitText = params.get("limit");
   const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {

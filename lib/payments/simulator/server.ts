@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
-import { authenticate } from "@/lib/payments/simulator/auth";
+import { authenticate, configureApiKeys, registerAccount } from "@/lib/payments/simulator/auth";
 import { inTransaction, openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
   apiError,
@@ -38,6 +38,7 @@ import { searchPaymentIntents } from "@/lib/payments/simulator/search";
  *   GET  /_simulator/health         200 once the schema is in place
  *   GET  /_simulator/ledger         payment intents and charges (?idempotency_key=, ?idempotency_key_prefix=, ?payment_intent=)
  *   GET|PUT /_simulator/faults      latency and one-shot failure injection (faults.ts)
+ *   POST /_simulator/api_keys       a new account: its secret and restricted key (auth.ts)
  *
  * Every response carries a fresh `Request-Id`. The admin endpoints need no
  * API key: the simulator listens on 127.0.0.1 by default and is for tests
@@ -50,6 +51,12 @@ export interface PaymentSimulatorOptions {
   host?: string;
   /** Connections in the simulator's pool (default 10; always 1 on the embedded PGlite, see db.ts). */
   poolMax?: number;
+  /**
+   * The API keys to accept (`sk_test_…`, `rk_test_…`), each its own account,
+   * besides those already known to the database and those registered later
+   * through POST /_simulator/api_keys. A malformed or live key is an error.
+   */
+  apiKeys?: readonly string[];
 }
 
 export interface PaymentSimulator {
@@ -63,10 +70,11 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 class BodyTooLargeError extends Error {}
 
-export async function startPaymentSimulator({ databaseUrl, port = 0, host = "127.0.0.1", poolMax = 10 }: PaymentSimulatorOptions): Promise<PaymentSimulator> {
+export async function startPaymentSimulator({ databaseUrl, port = 0, host = "127.0.0.1", poolMax = 10, apiKeys = [] }: PaymentSimulatorOptions): Promise<PaymentSimulator> {
   const pool = openSimulatorPool(databaseUrl, poolMax);
   try {
     await ensureSimulatorSchema(pool);
+    await configureApiKeys(pool, apiKeys);
   } catch (error) {
     await pool.end();
     throw error;
@@ -113,7 +121,7 @@ async function handle(pool: pg.Pool, faults: Faults, request: http.IncomingMessa
       send(response, requestId, unrecognizedUrl(method, path));
       return;
     }
-    const auth = authenticate(request.headers.authorization);
+    const auth = await authenticate(pool, request.headers.authorization);
     if (!auth.ok) {
       send(response, requestId, auth.response);
       return;
@@ -260,6 +268,10 @@ async function admin(pool: pg.Pool, faults: Faults, method: string, request: htt
       );
     case "GET /_simulator/faults":
       return jsonResponse(200, faults.current());
+    case "POST /_simulator/api_keys": {
+      const registered = await registerAccount(pool);
+      return jsonResponse(201, { secret_key: registered.secretKey, restricted_key: registered.restrictedKey });
+    }
     case "PUT /_simulator/faults": {
       let json: unknown;
       try {
@@ -275,7 +287,7 @@ async function admin(pool: pg.Pool, faults: Faults, method: string, request: htt
     }
     default:
       return invalidRequest(
-        `Unknown simulator endpoint (${route}). Available: GET /_simulator/health, GET /_simulator/ledger, GET and PUT /_simulator/faults.`,
+        `Unknown simulator endpoint (${route}). Available: GET /_simulator/health, GET /_simulator/ledger, GET and PUT /_simulator/faults, POST /_simulator/api_keys.`,
         {},
         404,
       );
