@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { MAX_BODY_BYTES } from "@/lib/http/request-body";
 import type { WireRequest } from "@/lib/testing/raw-http";
 
@@ -212,6 +213,9 @@ export const CORPUS: CorpusClass[] = [
   { group: "framing", name: "application/x-www-form-urlencoded", request: (c) => checkout(c, { contentType: "application/x-www-form-urlencoded", body: "cartId=c1&items=mug" }), expected: problem(415, "unsupported-media-type") },
   // Node keeps the first of a repeated Content-Type; the app sees text/plain.
   { group: "framing", name: "two Content-Type fields, text/plain first", request: (c) => checkout(c, { contentType: "text/plain", extra: [["Content-Type", "application/json"]] }), expected: problem(415, "unsupported-media-type") },
+  { group: "framing", name: "a gzip-compressed body (Content-Encoding: gzip)", request: (c) => checkout(c, { extra: [["Content-Encoding", "gzip"]], body: gzipSync(validCart()) }), expected: problem(415, "unsupported-media-type") },
+  // Labelled gzip but sent plain: read as JSON, it would mean one thing to us and another to a decoding proxy.
+  { group: "framing", name: "Content-Encoding: gzip on a plain JSON body", request: (c) => checkout(c, { extra: [["Content-Encoding", "gzip"]] }), expected: problem(415, "unsupported-media-type") },
   // RFC 8259 §8.1 lets a parser ignore a byte order mark; ours does (TextDecoder strips it).
   { group: "framing", name: "JSON behind a UTF-8 byte order mark", request: (c) => checkout(c, { body: bytes([0xef, 0xbb, 0xbf], validCart()) }), expected: { answer: "paid", amount: VALID_PRICE } },
   { group: "framing", name: "an empty body", request: (c) => checkout(c, { body: "" }), expected: malformedJson },
