@@ -30,6 +30,14 @@ describe("readJsonBody", () => {
     expect(await readJsonBody(post('{"a":1}', null))).toMatchObject({ ok: false, reason: "unsupported-media-type" });
   });
 
+  it("rejects a body with a content coding (it decodes none), and accepts identity", async () => {
+    const coded = (coding: string) => new Request("http://test/api/orders", { method: "POST", body: '{"a":1}', headers: { "content-type": "application/json", "content-encoding": coding } });
+    expect(await readJsonBody(coded("gzip"))).toMatchObject({ ok: false, reason: "unsupported-media-type", detail: expect.stringContaining("Content-Encoding") });
+    expect(await readJsonBody(coded("br"))).toMatchObject({ ok: false, reason: "unsupported-media-type" });
+    expect(await readJsonBody(coded("identity"))).toEqual({ ok: true, json: { a: 1 } });
+    expect(await readJsonBody(coded(" Identity "))).toEqual({ ok: true, json: { a: 1 } });
+  });
+
   it("rejects malformed JSON with the parser's reason", async () => {
     expect(await readJsonBody(post('{"a":'))).toMatchObject({ ok: false, reason: "malformed-json", detail: expect.stringContaining("JSON") });
   });

@@ -15,6 +15,13 @@ export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES
   if (!isJsonContentType(request.headers.get("content-type"))) {
     return { ok: false, reason: "unsupported-media-type", detail: "Send the body as JSON with Content-Type: application/json." };
   }
+  // The server decodes no content coding. Reading gzip's bytes as JSON would
+  // refuse a real compressed body as "not UTF-8", and accept a plain one
+  // labelled gzip that anything in front of us that does decode would read
+  // differently; RFC 9110 (15.5.16) makes either a 415.
+  if (!isIdentityCoding(request.headers.get("content-encoding"))) {
+    return { ok: false, reason: "unsupported-media-type", detail: "Send the body uncompressed, without a Content-Encoding." };
+  }
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limitBytes) {
     return tooLarge(limitBytes);
@@ -51,6 +58,10 @@ function isJsonContentType(value: string | null): boolean {
   if (!value) return false;
   const mediaType = value.split(";")[0]!.trim().toLowerCase();
   return mediaType === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
+}
+
+function isIdentityCoding(value: string | null): boolean {
+  return value === null || value.trim() === "" || value.trim().toLowerCase() === "identity";
 }
 
 function tooLarge(limitBytes: number) {

@@ -59,3 +59,10 @@ export async function getOrder(options: { baseUrl?: string; token?: string; id: 
   const response = await fetch(`${options.baseUrl ?? baseUrl()}/api/orders/${options.id}`, { headers });
   return { response, text: await response.text() };
 }
+
+/** A browser's session as the shop's first page hands it out: the Cookie header to send, and the token in it. */
+export async function browserSession(base: string = baseUrl()): Promise<{ cookie: string; token: string }> {
+  const cookie = (await fetch(`${base}/`)).headers.get("set-cookie")?.split(";")[0];
+  if (!cookie?.startsWith("oncepay_session=")) throw new Error("GET / handed out no session cookie");
+  return { cookie, token: cookie.slice("oncepay_session=".length) };
+}

@@ -1,8 +1,12 @@
 import http from "node:http";
+import net from "node:net";
 
 /**
  * Plain node:http, for what fetch cannot express: header fields sent more
  * than once, and a batch of requests that are provably in flight together.
+ * And below it, sendWire: bytes on a socket, for what node:http refuses to
+ * send (control characters and raw UTF-8 in a header, a Content-Length that
+ * lies, Content-Length and chunked together, a method in lower case).
  */
 export interface RawRequest {
   method: string;
@@ -68,4 +72,105 @@ export async function sendOverlapping(baseUrl: string, requests: RawRequest[]): 
 export async function sendRaw(baseUrl: string, request: RawRequest): Promise<RawResponse> {
   const { responses } = await sendOverlapping(baseUrl, [request]);
   return responses[0]!;
+}
+
+/** A request as bytes: header fields in order, each value a string (sent as Latin-1, one byte a character) or exact bytes. */
+export interface WireRequest {
+  method: string;
+  path: string;
+  headers: [name: string, value: string | Buffer][];
+  body?: string | Buffer;
+  /**
+   * Half-closes the connection once the bytes are out, as a client that
+   * gives up mid-upload does; the server can still answer on it.
+   */
+  endAfterSending?: boolean;
+}
+
+export interface WireResponse {
+  status: number;
+  /** Lower-cased names; a field sent more than once is joined with ", ". */
+  headers: Record<string, string>;
+  body: string;
+}
+
+// Far longer than any answer the app gives to one request; a hang is a failure, not a wait.
+const WIRE_TIMEOUT_MS = 10_000;
+
+/**
+ * Writes the request exactly as given, adding only what a test never means
+ * to vary: `Host` and `Connection: close` (so the answer ends with the
+ * connection), each unless given, and a true `Content-Length` unless the request sets
+ * Content-Length or Transfer-Encoding itself. Reads the first response on
+ * the connection; the server answering nothing at all is an error.
+ */
+export async function sendWire(baseUrl: string, request: WireRequest): Promise<WireResponse> {
+  const { hostname, port, host } = new URL(baseUrl);
+  const body = typeof request.body === "string" ? Buffer.from(request.body, "utf8") : (request.body ?? Buffer.alloc(0));
+  const has = (name: string) => request.headers.some(([field]) => field.toLowerCase() === name);
+  const fields: [string, string | Buffer][] = [
+    ...(has("host") ? [] : [["Host", host] as [string, string]]),
+    ...(has("connection") ? [] : [["Connection", "close"] as [string, string]]),
+    ...request.headers,
+    ...(has("content-length") || has("transfer-encoding") || body.length === 0 ? [] : [["Content-Length", String(body.length)] as [string, string]]),
+  ];
+  const head = Buffer.concat([
+    Buffer.from(`${request.method} ${request.path} HTTP/1.1\r\n`, "latin1"),
+    ...fields.map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `, "latin1"), typeof value === "string" ? Buffer.from(value, "latin1") : value, Buffer.from("\r\n")])),
+    Buffer.from("\r\n"),
+  ]);
+
+  const received = await new Promise<Buffer>((resolve, reject) => {
+    const socket = net.connect({ host: hostname, port: Number(port) });
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(new Error(`No complete answer to ${request.method} ${request.path} within ${WIRE_TIMEOUT_MS} ms`)), WIRE_TIMEOUT_MS);
+    socket.on("connect", () => {
+      socket.write(Buffer.concat([head, body]));
+      if (request.endAfterSending) socket.end();
+    });
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    // The server may reset a connection it refused while our bytes were still arriving; what it said before counts.
+    socket.on("error", (error) => (chunks.length > 0 ? socket.destroy() : reject(error)));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks));
+    });
+  });
+  if (received.length === 0) throw new Error(`The server closed the connection without answering ${request.method} ${request.path}`);
+  return parseResponse(received, request.method === "HEAD");
+}
+
+/** The first HTTP/1.1 response in `bytes`: status line, fields, and a body framed by Content-Length, chunks, or the connection's end. */
+function parseResponse(bytes: Buffer, headRequest: boolean): WireResponse {
+  const headEnd = bytes.indexOf("\r\n\r\n");
+  if (headEnd === -1) throw new Error(`Not an HTTP response: ${JSON.stringify(bytes.subarray(0, 200).toString("latin1"))}`);
+  const [statusLine, ...lines] = bytes.subarray(0, headEnd).toString("latin1").split("\r\n");
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine!)?.[1]);
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  const rest = bytes.subarray(headEnd + 4);
+  let body: Buffer;
+  if (headRequest || status === 204 || status === 304) body = Buffer.alloc(0);
+  else if (headers["transfer-encoding"]?.toLowerCase().includes("chunked")) body = dechunk(rest);
+  else if (headers["content-length"] !== undefined) body = rest.subarray(0, Number(headers["content-length"]));
+  else body = rest;
+  return { status, headers, body: body.toString("utf8") };
+}
+
+function dechunk(bytes: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let offset = 0;
+  for (;;) {
+    const lineEnd = bytes.indexOf("\r\n", offset);
+    if (lineEnd === -1) throw new Error("A chunked response body broke off");
+    const size = parseInt(bytes.subarray(offset, lineEnd).toString("latin1"), 16);
+    if (size === 0) return Buffer.concat(parts);
+    parts.push(bytes.subarray(lineEnd + 2, lineEnd + 2 + size));
+    offset = lineEnd + 2 + size + 2;
+  }
 }

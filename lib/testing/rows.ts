@@ -30,6 +30,8 @@ export interface Rows {
   countRows(table: CountedTable, accountId: string): Promise<number>;
   /** Both counts that say "charged once": one order, one payment. */
   rowCounts(accountId: string): Promise<{ orders: number; payments: number }>;
+  /** Everything a request can leave behind for an account, counted in one statement so the three agree. */
+  tableCounts(accountId: string): Promise<Record<CountedTable, number>>;
   keyRow(accountId: string, key: string): Promise<KeyRow | undefined>;
   /** Keys still in flight although their lease ran out: what a crash must never leave behind. */
   stuckKeys(accountId: string): Promise<number>;
@@ -60,6 +62,15 @@ export function rowsIn(db: Queryable): Rows {
     countRows,
     async rowCounts(accountId) {
       return { orders: await countRows("orders", accountId), payments: await countRows("payments", accountId) };
+    },
+    async tableCounts(accountId) {
+      const { rows } = await db.query<Record<CountedTable, number>>(
+        `SELECT (SELECT count(*)::int FROM orders WHERE account_id = $1) AS orders,
+                (SELECT count(*)::int FROM payments WHERE account_id = $1) AS payments,
+                (SELECT count(*)::int FROM idempotency_keys WHERE account_id = $1) AS idempotency_keys`,
+        [accountId],
+      );
+      return rows[0]!;
     },
     async keyRow(accountId, key) {
       const { rows } = await db.query<KeyRow>(
