@@ -53,6 +53,8 @@ describe("buildFreshness", () => {
   it("ignores tests and files outside the build's inputs", async () => {
     await write(".next/BUILD_ID", buildTime);
     await write("lib/orders/cart.test.ts", after);
+    await write("lib/testing/soak/run.ts", after);
+    await write("lib/payments/simulator/README.md", after);
     await write("e2e/checkout.spec.ts", after);
     await write("README.md", after);
     expect(await buildFreshness(root)).toEqual({ stale: false });

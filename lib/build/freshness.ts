@@ -28,7 +28,9 @@ export const BUILD_INPUTS = [
 /** Written by `next build` when it succeeds, and only then. */
 const BUILD_STAMP = path.join(".next", "BUILD_ID");
 
-const NOT_BUILT = /\.test\.tsx?$/;
+// Tests, test support (never imported by the app: an ESLint rule), the
+// protocol model and prose sit among the sources but are not built.
+const NOT_BUILT = /(\.test\.tsx?|\.md|\.pml)$|^lib\/testing(\/|$)/;
 
 export type BuildFreshness = { stale: false } | { stale: true; reason: string };
 
@@ -36,7 +38,7 @@ export async function buildFreshness(root: string): Promise<BuildFreshness> {
   const builtAt = await modifiedAt(path.join(root, BUILD_STAMP));
   if (builtAt === undefined) return { stale: true, reason: "no production build yet" };
   for (const input of BUILD_INPUTS) {
-    const newer = await firstNewerThan(path.join(root, input), builtAt);
+    const newer = await firstNewerThan(root, input, builtAt);
     if (newer) return { stale: true, reason: `${path.relative(root, newer)} changed since the last build` };
   }
   return { stale: false };
@@ -50,18 +52,20 @@ async function modifiedAt(file: string): Promise<number | undefined> {
   }
 }
 
-/** The first file at or under `entry` modified after `time`; undefined if none (or `entry` does not exist). */
-async function firstNewerThan(entry: string, time: number): Promise<string | undefined> {
+/** The first file at or under `relative` (to `root`) modified after `time`; undefined if none (or it does not exist). */
+async function firstNewerThan(root: string, relative: string, time: number): Promise<string | undefined> {
+  if (NOT_BUILT.test(relative.split(path.sep).join("/"))) return undefined;
+  const entry = path.join(root, relative);
   let info;
   try {
     info = await stat(entry);
   } catch {
     return undefined;
   }
-  if (info.isFile()) return !NOT_BUILT.test(entry) && info.mtimeMs > time ? entry : undefined;
+  if (info.isFile()) return info.mtimeMs > time ? entry : undefined;
   if (!info.isDirectory()) return undefined;
   for (const child of await readdir(entry)) {
-    const newer = await firstNewerThan(path.join(entry, child), time);
+    const newer = await firstNewerThan(root, path.join(relative, child), time);
     if (newer) return newer;
   }
   return undefined;
