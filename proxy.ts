@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { SESSION_COOKIE, mintSessionToken, sessionCookieOptions } from "@/lib/auth/session-cookie";
 import { isDevelopment } from "@/lib/env";
+import { requestScheme } from "@/lib/http/request-scheme";
 import { contentSecurityPolicy, newNonce } from "@/lib/http/security-headers";
 
 /**
@@ -21,17 +22,12 @@ export function proxy(request: NextRequest) {
   const response = NextResponse.next({ request: { headers: forwarded } });
   response.headers.set("Content-Security-Policy", policy);
   if (newSession) {
-    response.cookies.set(SESSION_COOKIE, newSession, sessionCookieOptions({ secure: servedOverHttps(request) }));
+    response.cookies.set(SESSION_COOKIE, newSession, sessionCookieOptions({ secure: requestScheme(request) === "https" }));
     // A response that hands out a session must never be stored by a shared
     // cache, or every later visitor would get this shopper's account.
     response.headers.set("Cache-Control", "private, no-store");
   }
   return response;
-}
-
-// Behind a load balancer that terminates TLS, the app itself sees plain HTTP.
-function servedOverHttps(request: NextRequest): boolean {
-  return request.nextUrl.protocol === "https:" || request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() === "https";
 }
 
 export const config = {

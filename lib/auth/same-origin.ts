@@ -9,6 +9,8 @@
  * Only cookie-authenticated requests are checked: a bearer token is never
  * sent by a browser on its own, so it cannot be borrowed by another site.
  */
+import { requestScheme } from "@/lib/http/request-scheme";
+
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export type OriginCheck = { ok: true } | { ok: false; detail: string };
@@ -27,14 +29,10 @@ export function checkSameOrigin(request: Request): OriginCheck {
 }
 
 // The origin the browser used to reach us: the Host it sent, which a page
-// cannot set, and the scheme of the URL (or of a proxy in front, which
-// terminates TLS).
+// cannot set, and the scheme it used.
 function ownOrigin(request: Request): string {
-  const url = new URL(request.url);
-  const host = request.headers.get("host") ?? url.host;
-  const forwardedProto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim();
-  const scheme = forwardedProto === "https" || forwardedProto === "http" ? forwardedProto : url.protocol.replace(/:$/, "");
-  return `${scheme}://${host}`;
+  const host = request.headers.get("host") ?? new URL(request.url).host;
+  return `${requestScheme(request)}://${host}`;
 }
 
 function refused(seen: string): OriginCheck {
