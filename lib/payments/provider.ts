@@ -17,6 +17,15 @@ export interface ChargeRequest {
    * the provider's search index. Unknown for a key from before it was kept.
    */
   firstAskedAt?: Date;
+  /**
+   * Extra metadata for the provider's record of the charge (the lab tags the
+   * charges of its broken strategies with it, to find them again). The
+   * provider key's own entry always wins over one of the same name. The real
+   * checkout never sets it: a resumed attempt must send exactly the
+   * parameters of the first, since Stripe compares the parameters sent under
+   * one idempotency key and refuses different ones.
+   */
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -54,6 +63,59 @@ export class PaymentProviderError extends Error {
   ) {
     super(message, options);
     this.name = "PaymentProviderError";
+  }
+}
+
+/** A PaymentIntent as OncePay reads it back from the provider. */
+export interface ProviderPayment {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  createdAt: Date;
+  metadata: Record<string, string>;
+}
+
+/** One attempt to move money for a PaymentIntent. */
+export interface ProviderCharge {
+  id: string;
+  paymentIntentId: string;
+  status: string;
+  amount: number;
+  currency: string;
+  failureCode: string | null;
+  createdAt: Date;
+}
+
+/**
+ * The most PaymentIntents one findPayments call gathers: a lab storm makes at
+ * most 200, so this leaves room while bounding how long a lookup pages.
+ */
+export const MAX_FOUND_PAYMENTS = 1000;
+
+/**
+ * What the provider holds, read back: the ledger that shows every order was
+ * charged once. Reading only; nothing here can charge.
+ */
+export interface PaymentRecords {
+  /**
+   * Every PaymentIntent whose metadata holds all these pairs, newest first,
+   * paging through the provider's search (at most MAX_FOUND_PAYMENTS). Keys
+   * and values must be non-empty and of `[A-Za-z0-9:_-]` (uuids, provider
+   * keys `oncepay:<uuid>:<uuid>`), or it throws a plain Error before asking
+   * anything: they are written into the provider's query language, and
+   * nothing in that alphabet can close a quote or start another clause.
+   */
+  findPayments(metadata: Record<string, string>): Promise<ProviderPayment[]>;
+  /** The charges of one PaymentIntent, newest first. */
+  chargesOf(paymentIntentId: string): Promise<ProviderCharge[]>;
+}
+
+/** Reading the provider's records failed (unreachable, refused): the caller shows that, it is not a charge outcome. */
+export class PaymentLookupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "PaymentLookupError";
   }
 }
 

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ChargeRequest } from "@/lib/payments/provider";
-import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/testing/payment-simulator";
-import { PaymentProviderError } from "@/lib/payments/provider";
+import { ledgerFor, newSecretKey, setFaults, startTestSimulator, stripeFor, withTestSimulator } from "@/lib/testing/payment-simulator";
+import { PaymentLookupError, PaymentProviderError } from "@/lib/payments/provider";
 import { PROVIDER_KEY_METADATA, StripePaymentProvider, type StripePaymentProviderOptions } from "@/lib/payments/stripe-provider";
 
 /**
@@ -24,7 +24,7 @@ function provider(options: Partial<StripePaymentProviderOptions> = {}) {
 }
 
 function chargeRequest(overrides: Partial<ChargeRequest> = {}): ChargeRequest {
-  // Shaped like the provider key checkout.ts builds (paymentProviderKey).
+  // Shaped like the provider key checkout.ts builds (paymentProviderKey in lib/orders/provider-key.ts).
   return { amount: 4950, currency: "usd", paymentMethod: "pm_card_visa", idempotencyKey: `oncepay:${randomUUID()}:${randomUUID()}`, ...overrides };
 }
 
@@ -220,5 +220,127 @@ describe("StripePaymentProvider", () => {
     const error = await providerErrorOf(stripe.charge({ ...request, amount: request.amount + 100 }));
     expect(error.outcome).toBe("unknown");
     expect(error.cause).toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
+  });
+});
+
+describe("charge() with extra metadata (the lab's tags)", () => {
+  it("puts it on the payment intent, beside the provider key, which wins over a same-named entry", async () => {
+    const request = chargeRequest({ metadata: { lab_run: randomUUID(), lab_strategy: "naive", [PROVIDER_KEY_METADATA]: "forged" } });
+    await provider().charge(request);
+    const [intent] = (await ledgerFor(simulator, { idempotencyKey: request.idempotencyKey })).payment_intents;
+    expect(intent!.metadata).toEqual({ lab_run: request.metadata!.lab_run, lab_strategy: "naive", [PROVIDER_KEY_METADATA]: request.idempotencyKey });
+  });
+
+  // Stripe compares the parameters sent under one key: a resumed checkout
+  // must send exactly what its first attempt sent, before this option existed too.
+  it("without it, sends the provider key alone: the very parameters a plain SDK call sends, so the call replays", async () => {
+    const request = chargeRequest();
+    const result = await provider().charge(request);
+    const [intent] = (await ledgerFor(simulator, { idempotencyKey: request.idempotencyKey })).payment_intents;
+    expect(intent!.metadata).toEqual({ [PROVIDER_KEY_METADATA]: request.idempotencyKey });
+
+    const replayed = await stripeFor(simulator, testAccountKey).paymentIntents.create(
+      {
+        amount: request.amount,
+        currency: request.currency,
+        payment_method: request.paymentMethod,
+        confirm: true,
+        automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+        metadata: { [PROVIDER_KEY_METADATA]: request.idempotencyKey },
+      },
+      { idempotencyKey: request.idempotencyKey },
+    );
+    expect(replayed.id).toBe(result.providerPaymentId);
+    expect(replayed.lastResponse.headers["idempotent-replayed"]).toBe("true");
+  });
+});
+
+describe("reading the provider's records back", () => {
+  it("finds exactly the payments whose metadata holds every pair asked for, newest first", async () => {
+    const stripe = provider();
+    const run = randomUUID();
+    const tagged = [];
+    for (let index = 0; index < 3; index++) tagged.push(await stripe.charge(chargeRequest({ metadata: { lab_run: run, lab_strategy: "naive" } })));
+    await stripe.charge(chargeRequest({ metadata: { lab_run: run, lab_strategy: "careful" } }));
+    await stripe.charge(chargeRequest({ metadata: { lab_run: randomUUID(), lab_strategy: "naive" } }));
+    await stripe.charge(chargeRequest());
+
+    const found = await stripe.findPayments({ lab_run: run, lab_strategy: "naive" });
+    expect(found.map((payment) => payment.id).toSorted()).toEqual(tagged.map((result) => result.providerPaymentId).toSorted());
+    for (const payment of found) {
+      expect(payment).toEqual({
+        id: expect.stringMatching(/^pi_/),
+        status: "succeeded",
+        amount: 4950,
+        currency: "usd",
+        createdAt: expect.any(Date),
+        metadata: { lab_run: run, lab_strategy: "naive", [PROVIDER_KEY_METADATA]: expect.stringMatching(/^oncepay:/) },
+      });
+      expect(Math.abs(payment.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
+    }
+    const created = found.map((payment) => payment.createdAt.getTime());
+    expect(created).toEqual(created.toSorted((a, b) => b - a));
+    expect(await stripe.findPayments({ lab_run: randomUUID() })).toEqual([]);
+  });
+
+  it("pages past the search's 100 per answer", async () => {
+    const stripe = provider();
+    const run = randomUUID();
+    const charged: string[] = [];
+    for (let start = 0; start < 120; start += 20) {
+      const batch = await Promise.all(Array.from({ length: 20 }, () => stripe.charge(chargeRequest({ metadata: { lab_run: run } }))));
+      charged.push(...batch.map((result) => result.providerPaymentId));
+    }
+    const found = await stripe.findPayments({ lab_run: run });
+    expect(found).toHaveLength(120);
+    expect(new Set(found.map((payment) => payment.id))).toEqual(new Set(charged));
+  });
+
+  it("lists the charge of a payment, succeeded or declined with its failure code", async () => {
+    const stripe = provider();
+    const paid = await stripe.charge(chargeRequest());
+    expect(await stripe.chargesOf(paid.providerPaymentId)).toEqual([
+      { id: expect.stringMatching(/^ch_/), paymentIntentId: paid.providerPaymentId, status: "succeeded", amount: 4950, currency: "usd", failureCode: null, createdAt: expect.any(Date) },
+    ]);
+    const declined = await stripe.charge(chargeRequest({ paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" }));
+    expect(await stripe.chargesOf(declined.providerPaymentId)).toEqual([expect.objectContaining({ paymentIntentId: declined.providerPaymentId, status: "failed", failureCode: "card_declined" })]);
+    // Another account's payment is not there to read.
+    expect(await provider({ secretKey: await newSecretKey(simulator) }).chargesOf(paid.providerPaymentId)).toEqual([]);
+  });
+
+  it("throws PaymentLookupError, with the cause, when the provider cannot be reached", async () => {
+    const stopped = await startTestSimulator();
+    await stopped.close();
+    const stripe = provider({ simulatorUrl: stopped.url, maxNetworkRetries: 0 });
+    for (const lookup of [stripe.findPayments({ lab_run: randomUUID() }), stripe.chargesOf("pi_123")]) {
+      const error = await lookup.then(() => expect.unreachable("the lookup should have failed"), (caught: unknown) => caught);
+      expect(error).toBeInstanceOf(PaymentLookupError);
+      expect((error as PaymentLookupError).cause).toBeInstanceOf(Stripe.errors.StripeConnectionError);
+    }
+  });
+
+  it("throws PaymentLookupError when the provider refuses (an unknown key)", async () => {
+    const error = await provider({ secretKey: `${testAccountKey.slice(0, -1)}_` })
+      .findPayments({ lab_run: randomUUID() })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PaymentLookupError);
+    expect((error as PaymentLookupError).cause).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
+  });
+
+  // Written into the query language: a quote would end the value and let the rest be read as clauses.
+  it.each([
+    [{ lab_run: "x' OR status:'succeeded" }],
+    [{ lab_run: 'x"' }],
+    [{ lab_run: "a b" }],
+    [{ lab_run: "" }],
+    [{ "lab_run']:'x": "y" }],
+    [{}],
+  ])("refuses to search for %j before asking the provider anything", async (metadata) => {
+    // Unreachable: had it asked, the answer would be a PaymentLookupError.
+    const stripe = provider({ simulatorUrl: "http://127.0.0.1:9", maxNetworkRetries: 0 });
+    const error = await stripe.findPayments(metadata).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(PaymentLookupError);
+    expect((error as Error).message).toMatch(/A-Za-z0-9|at least one/);
   });
 });

@@ -1,5 +1,15 @@
 import Stripe from "stripe";
-import { PaymentProviderError, type ChargeRequest, type ChargeResult, type PaymentProvider } from "@/lib/payments/provider";
+import {
+  MAX_FOUND_PAYMENTS,
+  PaymentLookupError,
+  PaymentProviderError,
+  type ChargeRequest,
+  type ChargeResult,
+  type PaymentProvider,
+  type PaymentRecords,
+  type ProviderCharge,
+  type ProviderPayment,
+} from "@/lib/payments/provider";
 
 /**
  * OncePay's payment provider through the official `stripe` SDK: against the
@@ -41,6 +51,14 @@ import { PaymentProviderError, type ChargeRequest, type ChargeResult, type Payme
  *                                   what happened. Each PaymentIntent carries its provider key
  *                                   in its metadata; a search for it finds the charge and its
  *                                   outcome, or proves there is none (outcome "absent").
+ *
+ * It also reads the provider's records back (PaymentRecords: findPayments by
+ * metadata, chargesOf a PaymentIntent), for the ledger that shows every order
+ * was charged once. Stripe's search index lags behind new PaymentIntents
+ * (under a minute normally), so there a charge made just now may be missing
+ * from findPayments for a while; the simulator's search is immediately
+ * consistent. Listing a PaymentIntent's charges does not go through search
+ * and never lags.
  */
 
 /** The metadata field each PaymentIntent carries its provider key in, to be found again by search. */
@@ -53,6 +71,10 @@ export const PROVIDER_KEY_METADATA = "oncepay_provider_key";
  * no proof that there is nothing.
  */
 const STRIPE_SEARCH_LAG_MS = 10 * 60 * 1000;
+
+// Stripe's largest page, for search and for lists alike: the fewest round trips.
+const PAGE_SIZE = 100;
+
 export interface StripePaymentProviderOptions {
   /** A Stripe secret key. Test-mode only (`sk_test_…`/`rk_test_…`): OncePay is a demo shop. */
   secretKey: string;
@@ -71,7 +93,7 @@ export interface StripePaymentProviderOptions {
   searchLagMs?: number;
 }
 
-export class StripePaymentProvider implements PaymentProvider {
+export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
   readonly name: string;
   private readonly stripe: Stripe;
   private readonly searchLagMs: number;
@@ -116,7 +138,10 @@ export class StripePaymentProvider implements PaymentProvider {
           // Cards only, and no redirect-based methods: the shop has no page
           // to come back to, so a charge must finish within this one call.
           automatic_payment_methods: { enabled: true, allow_redirects: "never" },
-          metadata: { [PROVIDER_KEY_METADATA]: request.idempotencyKey },
+          // Spread first, so the provider key (what reconcile searches for)
+          // wins; without request.metadata this is the provider key alone, so
+          // the parameters stay those every earlier attempt sent.
+          metadata: { ...request.metadata, [PROVIDER_KEY_METADATA]: request.idempotencyKey },
         },
         { idempotencyKey: request.idempotencyKey },
       );
@@ -147,8 +172,7 @@ export class StripePaymentProvider implements PaymentProvider {
   private async reconcile(request: ChargeRequest, failure: Stripe.errors.StripeAPIError): Promise<ChargeResult> {
     let found: Stripe.PaymentIntent[];
     try {
-      // Provider keys are oncepay:<uuid>:<uuid>: nothing in them needs quoting.
-      const query = `metadata['${PROVIDER_KEY_METADATA}']:'${request.idempotencyKey}'`;
+      const query = metadataQuery({ [PROVIDER_KEY_METADATA]: request.idempotencyKey });
       found = (await this.stripe.paymentIntents.search({ query, limit: 10 })).data;
     } catch (lookup) {
       throw new PaymentProviderError(`The charge's outcome is unknown: ${failure.message} (and looking it up failed too)`, "unknown", { cause: lookup });
@@ -163,6 +187,79 @@ export class StripePaymentProvider implements PaymentProvider {
     }
     throw new PaymentProviderError(`The charge's outcome is unknown: ${failure.message}`, "unknown", { cause: failure });
   }
+
+  async findPayments(metadata: Record<string, string>): Promise<ProviderPayment[]> {
+    // Before the try: metadata that cannot be searched for is the caller's bug, not a lookup failure.
+    const query = metadataQuery(metadata);
+    const found: ProviderPayment[] = [];
+    try {
+      let page: string | undefined;
+      do {
+        const result = await this.stripe.paymentIntents.search({ query, limit: PAGE_SIZE, ...(page !== undefined && { page }) });
+        found.push(...result.data.map(providerPayment));
+        // An empty page that claims more would page forever.
+        page = result.has_more && result.next_page && result.data.length > 0 ? result.next_page : undefined;
+      } while (page !== undefined && found.length < MAX_FOUND_PAYMENTS);
+    } catch (error) {
+      throw new PaymentLookupError(`Searching ${this.name} for payments failed: ${messageOf(error)}`, { cause: error });
+    }
+    return found.slice(0, MAX_FOUND_PAYMENTS);
+  }
+
+  async chargesOf(paymentIntentId: string): Promise<ProviderCharge[]> {
+    let charges: Stripe.Charge[];
+    try {
+      // One page: a PaymentIntent is charged once per payment method tried, far fewer than 100 times.
+      charges = (await this.stripe.charges.list({ payment_intent: paymentIntentId, limit: PAGE_SIZE })).data;
+    } catch (error) {
+      throw new PaymentLookupError(`Listing the charges of ${paymentIntentId} at ${this.name} failed: ${messageOf(error)}`, { cause: error });
+    }
+    return charges.map((charge) => providerCharge(charge, paymentIntentId));
+  }
+}
+
+// Nothing in this alphabet can close the quote around a key or value and
+// start another clause (query injection); uuids and provider keys fit.
+const SEARCHABLE = /^[A-Za-z0-9:_-]+$/;
+
+/** `metadata['k']:'v' AND …`; refusing, rather than escaping, since the simulator's parser reads no escapes. */
+function metadataQuery(metadata: Record<string, string>): string {
+  const pairs = Object.entries(metadata);
+  if (pairs.length === 0) throw new Error("findPayments needs at least one metadata pair: an empty query would match every payment.");
+  for (const [key, value] of pairs) {
+    if (!SEARCHABLE.test(key) || !SEARCHABLE.test(value)) {
+      throw new Error(`Metadata to search for must be of [A-Za-z0-9:_-] (no quotes or spaces): ${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+    }
+  }
+  return pairs.map(([key, value]) => `metadata['${key}']:'${value}'`).join(" AND ");
+}
+
+function providerPayment(intent: Stripe.PaymentIntent): ProviderPayment {
+  return {
+    id: intent.id,
+    status: intent.status,
+    amount: intent.amount,
+    currency: intent.currency,
+    createdAt: new Date(intent.created * 1000),
+    metadata: { ...intent.metadata },
+  };
+}
+
+function providerCharge(charge: Stripe.Charge, askedFor: string): ProviderCharge {
+  const intent = charge.payment_intent;
+  return {
+    id: charge.id,
+    paymentIntentId: (typeof intent === "string" ? intent : intent?.id) ?? askedFor,
+    status: charge.status,
+    amount: charge.amount,
+    currency: charge.currency,
+    failureCode: charge.failure_code ?? null,
+    createdAt: new Date(charge.created * 1000),
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** A PaymentIntent found by search: what its charge came to, where that is settled. */

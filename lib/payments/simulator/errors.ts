@@ -79,6 +79,16 @@ export function invalidRequest(message: string, details: { param?: string; code?
   });
 }
 
+/**
+ * A parameter the endpoint does not know. Refused rather than ignored, so a
+ * client relying on something the simulator does not do finds out at once
+ * (a list asked with `starting_after` would otherwise return its first page
+ * forever).
+ */
+export function unknownParameter(param: string): ApiResponse {
+  return invalidRequest(`Received unknown parameter: ${param}`, { param, code: "parameter_unknown" });
+}
+
 export function missingApiKey(): ApiResponse {
   return {
     ...invalidRequest(
@@ -104,7 +114,7 @@ export function resourceMissing(kind: string, id: string, param?: string): ApiRe
 }
 
 export function unrecognizedUrl(method: string, path: string): ApiResponse {
-  return invalidRequest(`Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id and GET /v1/payment_intents/search.`, {}, 404);
+  return invalidRequest(`Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id, GET /v1/payment_intents/search and GET /v1/charges.`, {}, 404);
 }
 
 /** Same key, different request: the key names the first request for good (stored result or not). */

@@ -28,7 +28,7 @@ export interface PaymentIntentRow {
   created: string;
 }
 
-interface ChargeRow {
+export interface ChargeRow {
   id: string;
   account: string;
   payment_intent: string;

@@ -1,4 +1,4 @@
-import { invalidRequest, resourceMissing, type ApiResponse, type StripeErrorCode } from "@/lib/payments/simulator/errors";
+import { invalidRequest, resourceMissing, unknownParameter, type ApiResponse, type StripeErrorCode } from "@/lib/payments/simulator/errors";
 import { listOf, type FormObject, type FormValue } from "@/lib/payments/simulator/form";
 import { testCard } from "@/lib/payments/simulator/cards";
 
@@ -86,8 +86,7 @@ function objectParam(value: FormValue | undefined, param: string): FormObject | 
 function rejectUnknown(form: FormObject, known: Set<string>, prefix?: string): void {
   for (const key of Object.keys(form)) {
     if (!known.has(key)) {
-      const param = prefix ? `${prefix}[${key}]` : key;
-      fail(`Received unknown parameter: ${param}`, param, "parameter_unknown");
+      throw new ParamError(unknownParameter(prefix ? `${prefix}[${key}]` : key));
     }
   }
 }

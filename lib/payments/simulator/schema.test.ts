@@ -1,5 +1,6 @@
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { SEARCH_PAYMENT_INTENTS_SQL } from "@/lib/payments/simulator/search";
 import { startPaymentSimulator } from "@/lib/payments/simulator/server";
 import { newSecretKey, stripeFor } from "@/lib/testing/payment-simulator";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
@@ -52,6 +53,40 @@ describe("the simulator's schema", () => {
         expect(await simulatorTables(url)).toEqual(["api_keys", "charges", "idempotency_keys", "payment_intents"]);
       } finally {
         await Promise.all(simulators.map((simulator) => simulator.close()));
+      }
+    });
+  });
+
+  // OncePay's shop charges every order under one API key, so the account
+  // narrows nothing: finding one charge by its provider key among many must
+  // go through the metadata index, not read every intent the shop has made.
+  it("lets the search find one intent by metadata through its GIN index, among 20,000 of one account", async () => {
+    await withFreshDatabase(async (url) => {
+      await (await startPaymentSimulator({ databaseUrl: url, poolMax: 1 })).close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(
+          `INSERT INTO payment_simulator.payment_intents (id, account, amount, currency, status, payment_method_types, client_secret, metadata)
+           SELECT 'pi_' || i, 'one_shop', 1900, 'usd', 'succeeded', '{card}', 'pi_' || i || '_secret', jsonb_build_object('oncepay_provider_key', 'oncepay:k' || i)
+             FROM generate_series(1, 20000) AS i`,
+        );
+        await client.query(`ANALYZE payment_simulator.payment_intents`);
+        for (const after of [[null, null], [2_000_000_000, "pi_zzz"]]) {
+          const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${SEARCH_PAYMENT_INTENTS_SQL}`, [
+            "one_shop",
+            JSON.stringify({ oncepay_provider_key: "oncepay:k123" }),
+            null,
+            null,
+            101,
+            ...after,
+          ]);
+          const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+          expect(plan).toMatch(/Bitmap Index Scan on payment_intents_by_metadata/);
+          expect(plan).toMatch(/account = /);
+        }
+      } finally {
+        await client.end();
       }
     });
   });

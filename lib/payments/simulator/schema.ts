@@ -40,6 +40,11 @@ const STATEMENTS = [
      created         bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
    )`,
   `CREATE INDEX IF NOT EXISTS payment_intents_by_key ON payment_simulator.payment_intents (account, idempotency_key)`,
+  // For the search (search.ts: `metadata @> …`). OncePay charges every order
+  // under one account, so the account narrows nothing and, without this, each
+  // lookup would read every intent the shop ever made. jsonb_path_ops: the
+  // smaller GIN, and containment is the only operator the search uses.
+  `CREATE INDEX IF NOT EXISTS payment_intents_by_metadata ON payment_simulator.payment_intents USING gin (metadata jsonb_path_ops)`,
   `CREATE TABLE IF NOT EXISTS payment_simulator.charges (
      id              text PRIMARY KEY,
      account         text NOT NULL,

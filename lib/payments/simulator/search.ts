@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { invalidRequest, jsonResponse, type ApiResponse } from "@/lib/payments/simulator/errors";
 import { paymentIntentObject, type PaymentIntentRow } from "@/lib/payments/simulator/ledger";
+import { parseLimit, readQuery } from "@/lib/payments/simulator/query-params";
 
 /**
  * GET /v1/payment_intents/search, in Stripe's query language, the subset a
@@ -12,7 +13,8 @@ import { paymentIntentObject, type PaymentIntentRow } from "@/lib/payments/simul
  * Unlike Stripe's, this search is immediately consistent: Stripe indexes
  * new objects within about a minute (longer during an incident), so there an
  * empty result proves nothing about a charge made just now. The answer is
- * Stripe's search_result list; paging (`page`) is not supported, `limit` is.
+ * Stripe's search_result list, `limit` (1–100) at a time; `next_page` is the
+ * token to pass as `page` for the next one while `has_more`.
  */
 export type SearchClause = { field: "metadata"; key: string; value: string } | { field: "status" | "currency"; value: string };
 
@@ -40,34 +42,81 @@ export function parseSearchQuery(query: string): ParsedQuery {
   return { ok: true, clauses };
 }
 
-const DEFAULT_LIMIT = 10;
-const MAX_LIMIT = 100;
+const KNOWN = new Set(["query", "limit", "page"]);
 
-export async function searchPaymentIntents(pool: pg.Pool, account: string, params: URLSearchParams): Promise<ApiResponse> {
-  const parsed = parseSearchQuery(params.get("query") ?? "");
+/**
+ * The search itself. Newest first, with (created, id) as a total order, so
+ * that a page can start strictly after the last row of the one before
+ * (keyset paging): rows added between two pages never shift the later ones,
+ * as they would with an offset (a row shown twice, or one skipped). A row
+ * added in the same second as that last row may still sort after it (ties
+ * go by id, `created` is in whole seconds) and appear on a later page.
+ * `metadata @> $2` can use the GIN index payment_intents_by_metadata
+ * (schema.ts), which is what makes it cheap when one account holds every
+ * charge, as OncePay's does; the account condition keeps each account to
+ * its own intents. Exported so that schema.test.ts EXPLAINs this very text.
+ */
+export const SEARCH_PAYMENT_INTENTS_SQL = `SELECT * FROM payment_simulator.payment_intents
+  WHERE account = $1 AND metadata @> $2::jsonb
+    AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR currency = $4)
+    AND ($6::bigint IS NULL OR (created, id) < ($6::bigint, $7::text))
+  ORDER BY created DESC, id DESC LIMIT $5`;
+
+export async function searchPaymentIntents(pool: pg.Pool, account: string, search: string): Promise<ApiResponse> {
+  const read = readQuery(search, KNOWN);
+  if (!read.ok) return read.response;
+  const parsed = parseSearchQuery(read.params.query ?? "");
   if (!parsed.ok) return invalidRequest(parsed.message, { param: "query", ...(parsed.code && { code: parsed.code }) });
-  const limitText = params.get("limit");
-  const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    return invalidRequest(`Invalid limit: must be an integer from 1 to ${MAX_LIMIT}.`, { param: "limit", code: "parameter_invalid_integer" });
-  }
+  const limit = parseLimit(read.params.limit);
+  if (!limit.ok) return limit.response;
+  const after = read.params.page === undefined ? null : readPageToken(read.params.page);
+  if (after === undefined) return invalidRequest("Invalid page: pass the next_page of a previous search unchanged, or no page for the first one.", { param: "page" });
 
   const metadata = Object.fromEntries(parsed.clauses.flatMap((clause) => (clause.field === "metadata" ? [[clause.key, clause.value]] : [])));
   const status = parsed.clauses.find((clause) => clause.field === "status")?.value ?? null;
   const currency = parsed.clauses.find((clause) => clause.field === "currency")?.value ?? null;
   // One more than asked for, to tell whether there is more.
-  const { rows } = await pool.query<PaymentIntentRow>(
-    `SELECT * FROM payment_simulator.payment_intents
-      WHERE account = $1 AND metadata @> $2::jsonb
-        AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR currency = $4)
-      ORDER BY created DESC, id LIMIT $5`,
-    [account, JSON.stringify(metadata), status, currency, limit + 1],
-  );
+  const { rows } = await pool.query<PaymentIntentRow>(SEARCH_PAYMENT_INTENTS_SQL, [
+    account,
+    JSON.stringify(metadata),
+    status,
+    currency,
+    limit.limit + 1,
+    after?.created ?? null,
+    after?.id ?? null,
+  ]);
+  const page = rows.slice(0, limit.limit);
+  const hasMore = rows.length > limit.limit;
   return jsonResponse(200, {
     object: "search_result",
     url: "/v1/payment_intents/search",
-    has_more: rows.length > limit,
-    next_page: null,
-    data: rows.slice(0, limit).map(paymentIntentObject),
+    has_more: hasMore,
+    next_page: hasMore ? pageToken(page.at(-1)!) : null,
+    data: page.map(paymentIntentObject),
   });
+}
+
+/**
+ * `next_page`: where the next page starts, as base64url of the last row's
+ * (created, id). Opaque to clients, as Stripe's are: they pass it back
+ * unchanged and never build one.
+ */
+export function pageToken(row: Pick<PaymentIntentRow, "created" | "id">): string {
+  return Buffer.from(JSON.stringify([Number(row.created), row.id])).toString("base64url");
+}
+
+/** The position a `page` token names, or undefined if it is not one the simulator made. */
+export function readPageToken(token: string): { created: number; id: string } | undefined {
+  // Node's base64url decoder skips characters outside the alphabet: check first.
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(token)) return undefined;
+  let position: unknown;
+  try {
+    position = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(position) || position.length !== 2) return undefined;
+  const [created, id] = position as unknown[];
+  if (!Number.isSafeInteger(created) || (created as number) < 0 || typeof id !== "string" || !/^pi_[0-9A-Za-z]{1,64}$/.test(id)) return undefined;
+  return { created: created as number, id };
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
 import { authenticate, configureApiKeys, registerAccount } from "@/lib/payments/simulator/auth";
+import { listCharges } from "@/lib/payments/simulator/charges";
 import { inTransaction, openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
   apiError,
@@ -34,7 +35,8 @@ import { searchPaymentIntents } from "@/lib/payments/simulator/search";
  *
  *   POST /v1/payment_intents        create; with confirm=true, charge at once
  *   GET  /v1/payment_intents/:id    read back
- *   GET  /v1/payment_intents/search search by metadata and status (search.ts)
+ *   GET  /v1/payment_intents/search search by metadata, status and currency, page by page (search.ts)
+ *   GET  /v1/charges                list charges, those of one payment intent with ?payment_intent= (charges.ts)
  *   GET  /_simulator/health         200 once the schema is in place
  *   GET  /_simulator/ledger         payment intents and charges (?idempotency_key=, ?idempotency_key_prefix=, ?payment_intent=)
  *   GET|PUT /_simulator/faults      latency and one-shot failure injection (faults.ts)
@@ -163,10 +165,8 @@ interface ApiRequest {
 async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
   if (call.path === "/v1/payment_intents" && call.method === "POST") return createIntent(pool, faults, call);
   // Before the retrieve route, which would take "search" for an id.
-  if (call.path === "/v1/payment_intents/search" && call.method === "GET") {
-    const query = new URL(call.request.url ?? "/", "http://simulator").searchParams;
-    return searchPaymentIntents(pool, call.account, query);
-  }
+  if (call.path === "/v1/payment_intents/search" && call.method === "GET") return searchPaymentIntents(pool, call.account, queryOf(call.request));
+  if (call.path === "/v1/charges" && call.method === "GET") return listCharges(pool, call.account, queryOf(call.request));
   const retrieve = /^\/v1\/payment_intents\/([^/]+)$/.exec(call.path);
   if (retrieve && call.method === "GET") {
     const id = decodeURIComponent(retrieve[1]!);
@@ -304,6 +304,11 @@ function pathOf(request: http.IncomingMessage): string {
   } catch {
     return "/";
   }
+}
+
+/** The raw query string (`?a=b`), still encoded: the endpoint reads it as a form (query-params.ts). */
+function queryOf(request: http.IncomingMessage): string {
+  return new URL(request.url ?? "/", "http://simulator").search;
 }
 
 function stripeVersionOf(request: http.IncomingMessage): Record<string, string> {
