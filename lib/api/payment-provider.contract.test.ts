@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
+import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
 import { ledgerFor, setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { createAccount, postOrder } from "@/lib/testing/api-client";

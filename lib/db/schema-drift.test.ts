@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { migrate } from "@/lib/db/migrate";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { AccountKind, KeyState, OrderStatus, PaymentStatus, RecoveryPoint } from "@/lib/generated/prisma/enums";
+import { AccountKind, KeyState, LabStrategy, OrderSource, OrderStatus, PaymentStatus, RecoveryPoint } from "@/lib/generated/prisma/enums";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
 import { readPrismaSchema } from "@/lib/testing/prisma-schema";
 
@@ -137,6 +137,8 @@ describe("schema.prisma and the SQL migrations", () => {
                 requestBody: { cartId: "c", items: [{ sku: "s", quantity: 1 }] },
                 sideEffectRequest: { total: 1234 },
                 sideEffectResult: { status: "succeeded", providerPaymentId: "pi_1" },
+                paymentStartedAt: now,
+                chargedAt: now,
                 completedAt: now,
                 expiresAt: now,
               },
@@ -147,11 +149,27 @@ describe("schema.prisma and the SQL migrations", () => {
       const key = keys[0]!;
       expect(await client.idempotencyKey.findUniqueOrThrow({ where: { id: key.id } })).toEqual(key);
 
+      for (const [index, source] of Object.values(OrderSource).entries()) {
+        const order = await client.order.create({ data: { accountId: account.id, source, idemKey: `key-${index}`, cartId: `cart-${index}`, status: "paid", currency: "usd", totalAmount: 1 } });
+        expect(await client.order.findUniqueOrThrow({ where: { id: order.id } })).toEqual(order);
+      }
+
+      for (const strategy of Object.values(LabStrategy)) {
+        const storm = await client.labStorm.create({ data: { accountId: account.id, strategy, size: 10, idemKey: strategy === "no_key" ? null : `storm-${strategy}`, cartId: `cart_${strategy}` } });
+        expect(await client.labStorm.findUniqueOrThrow({ where: { id: storm.id } })).toEqual(storm);
+      }
+      const labKey = { accountId: account.id, idemKey: "lab-key", responseStatus: 201, responseBody: { id: "order" } };
+      const unconstrained = [await client.labCheckThenInsertKey.create({ data: labKey }), await client.labCheckThenInsertKey.create({ data: labKey })];
+      expect(await client.labCheckThenInsertKey.findMany({ where: { idemKey: "lab-key" }, orderBy: { createdAt: "asc" } })).toEqual(expect.arrayContaining(unconstrained));
+      const lateClaim = await client.labClaimAfterChargeKey.create({ data: labKey });
+      expect(await client.labClaimAfterChargeKey.findUniqueOrThrow({ where: { accountId_idemKey: { accountId: account.id, idemKey: "lab-key" } } })).toEqual(lateClaim);
+
       for (const status of Object.values(OrderStatus)) {
         const order = await client.order.create({
           data: {
             accountId: account.id,
             idempotencyKeyId: key.id,
+            idemKey: key.idemKey,
             cartId: "cart",
             status,
             currency: "usd",
@@ -168,6 +186,7 @@ describe("schema.prisma and the SQL migrations", () => {
               idempotencyKeyId: key.id,
               provider: "simulated",
               providerPaymentId: `pi_${paymentStatus}`,
+              providerKey: `oncepay:${account.id}:${key.id}`,
               paymentMethod: "pm_card_visa",
               status: paymentStatus,
               amount: 1234,

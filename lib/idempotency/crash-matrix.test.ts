@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
+import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import { createAccount, getOrder, postOrder } from "@/lib/testing/api-client";
 import { ledgerFor } from "@/lib/testing/payment-simulator";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";

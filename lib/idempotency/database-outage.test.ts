@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "@/lib/db/embedded";
-import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
+import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
 import { ledgerFor, setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";

@@ -187,7 +187,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
 
   async recordSideEffectResult(claim: Claim, result: unknown): Promise<void> {
     const updated = await this.db.$executeRaw`
-      UPDATE idempotency_keys SET recovery_point = 'charged', side_effect_result = ${JSON.stringify(result)}::jsonb
+      UPDATE idempotency_keys SET recovery_point = 'charged', side_effect_result = ${JSON.stringify(result)}::jsonb, charged_at = now()
        WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
     if (updated !== 1) throw new LeaseLostError(claim.keyId);
     claim.recoveryPoint = "charged";
@@ -205,19 +205,14 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
       const stored = await work(tx);
       // Conditional on our lease: if another attempt took the key over, this
       // matches nothing and throwing rolls back everything `work` wrote.
-      const { count } = await tx.idempotencyKey.updateMany({
-        where: { id: claim.keyId, leaseOwner: claim.leaseOwner, state: "in_flight" },
-        data: {
-          state: "complete",
-          recoveryPoint: "finished",
-          responseStatus: stored.status,
-          responseHeaders: stored.headers,
-          responseBody: stored.body as Prisma.InputJsonValue,
-          completedAt: new Date(),
-          leaseOwner: null,
-          leaseExpiresAt: null,
-        },
-      });
+      const count = await tx.$executeRaw`
+        UPDATE idempotency_keys
+           SET state = 'complete', recovery_point = 'finished',
+               response_status = ${stored.status},
+               response_headers = ${JSON.stringify(stored.headers)}::jsonb,
+               response_body = ${JSON.stringify(stored.body)}::jsonb,
+               completed_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
       if (count !== 1) throw new LeaseLostError(claim.keyId);
       return stored;
     });

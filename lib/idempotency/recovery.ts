@@ -1,4 +1,5 @@
 import { assertNever } from "@/lib/assert-never";
+import { mapWithLimit } from "@/lib/map-with-limit";
 import { errorFields, log } from "@/lib/log";
 import { resumeAbandoned, type IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import type { AbandonedKey, Claim, IdempotencyStore } from "@/lib/idempotency/store";
@@ -46,11 +47,8 @@ const DEFAULT_CONCURRENCY = 4;
 export async function recoverAbandonedKeys<Tx>({ store, endpointFor, batchSize, concurrency = DEFAULT_CONCURRENCY }: RecoveryDeps<Tx>): Promise<RecoveryReport> {
   const report: RecoveryReport = { examined: 0, released: 0, completed: 0, skipped: 0, failed: 0 };
   const abandoned = await store.findAbandonedKeys(batchSize);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(Math.max(1, concurrency), abandoned.length) }, async () => {
-    while (next < abandoned.length) report[await recoverOne({ store, endpointFor }, abandoned[next++]!)]++;
-  });
-  await Promise.all(lanes);
+  const outcomes = await mapWithLimit(abandoned, concurrency, (key) => recoverOne({ store, endpointFor }, key));
+  for (const outcome of outcomes) report[outcome]++;
   report.examined = abandoned.length;
   if (report.examined > 0) log.info("recovery.run", { ...report });
   return report;

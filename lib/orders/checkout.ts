@@ -7,7 +7,8 @@ import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } 
 import type { IdempotencyStore } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
-import { recordDecline, recordPaidOrder } from "@/lib/orders/record";
+import { paymentProviderKey } from "@/lib/orders/provider-key";
+import { recordDecline, recordPaidOrder, type ChargeRecord } from "@/lib/orders/record";
 import { chargeResultSchema, PaymentProviderError, type ChargeResult, type PaymentProvider } from "@/lib/payments/provider";
 
 /**
@@ -65,7 +66,17 @@ type CheckoutContext = EndpointContext<PricedCart, Transaction>;
 
 /** The order (or the decline) and the completed key, in one transaction. */
 function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart, charge: ChargeResult): Promise<StoredResponse> {
-  const record = { accountId: context.accountId, keyId: context.claim.keyId, cart, charge, provider: deps.provider.name };
+  const { accountId, idempotencyKey, claim } = context;
+  const record: ChargeRecord = {
+    accountId,
+    keyId: claim.keyId,
+    idempotencyKey,
+    source: "checkout",
+    providerKey: paymentProviderKey(accountId, claim.keyId),
+    cart,
+    charge,
+    provider: deps.provider.name,
+  };
   return context.complete(async (tx) => {
     const response = charge.status === "succeeded" ? await recordPaidOrder(tx, record) : await recordDecline(tx, record);
     injectFault(deps.fault, "before-commit");
@@ -99,24 +110,6 @@ async function chargeCart(deps: CheckoutDeps, context: CheckoutContext, cart: Pr
   injectFault(deps.fault, "after-charge");
   await context.recordSideEffectResult(charge);
   return charge;
-}
-
-/**
- * The idempotency key the provider sees. It names the key row, not just the
- * client's Idempotency-Key: the row is the same for every attempt, takeover
- * and recovery of one request, so they all get the first charge back; but
- * once a key expires (TTL) the same Idempotency-Key is a new request with a
- * new row, and it must be a new charge rather than the provider's replay of
- * the old one. The account is part of it so that, at the provider, two
- * shoppers' charges can never meet.
- */
-export function paymentProviderKey(accountId: string, keyId: string): string {
-  return `${paymentProviderKeyPrefix(accountId)}${keyId}`;
-}
-
-/** What all of one account's provider keys start with, to find its charges at the provider. */
-export function paymentProviderKeyPrefix(accountId: string): string {
-  return `oncepay:${accountId}:`;
 }
 
 function cartBeingCharged(stored: unknown, fromThisAttempt: PricedCart): PricedCart {

@@ -1,10 +1,15 @@
 import type { Order, OrderItem, Payment } from "@/lib/generated/prisma/client";
+import type { OrderSource } from "@/lib/generated/prisma/enums";
 
 /** An order as the API shows it, in POST /api/orders and GET /api/orders/{id} alike. */
 export interface OrderView {
   id: string;
   object: "order";
   status: string;
+  /** The Idempotency-Key the order was made under; null when it was made without one (the lab's broken strategy). */
+  idempotencyKey: string | null;
+  /** `checkout`, or the lab strategy (broken on purpose) that wrote it. */
+  source: OrderSource;
   cartId: string;
   currency: string;
   amount: number;
@@ -20,6 +25,8 @@ export function orderView(order: OrderWithDetails): OrderView {
     id: order.id,
     object: "order",
     status: order.status,
+    idempotencyKey: order.idemKey,
+    source: order.source,
     cartId: order.cartId,
     currency: order.currency,
     amount: order.totalAmount,

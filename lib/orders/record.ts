@@ -1,4 +1,5 @@
 import type { Transaction } from "@/lib/db/client";
+import type { OrderSource } from "@/lib/generated/prisma/enums";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem";
 import type { PricedCart } from "@/lib/orders/cart";
@@ -12,18 +13,26 @@ import type { ChargeResult } from "@/lib/payments/provider";
  */
 export interface ChargeRecord {
   accountId: string;
-  /** The idempotency key the charge ran under; null only for the lab's keyless checkout. */
+  /** The key row the charge ran under; null for the lab's strategies, which keep keys of their own, or none. */
   keyId: string | null;
+  /** The client's Idempotency-Key, kept with the order after the key row is reaped; null when none was sent. */
+  idempotencyKey: string | null;
+  /** Which code path writes it: the checkout, or one of the lab's broken strategies. */
+  source: OrderSource;
+  /** The idempotency key the provider saw: the handle to find the charge there again. */
+  providerKey: string;
   cart: PricedCart;
   charge: ChargeResult;
   provider: string;
 }
 
-export async function recordPaidOrder(tx: Transaction, { accountId, keyId, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
+export async function recordPaidOrder(tx: Transaction, { accountId, keyId, idempotencyKey, source, providerKey, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
   const order = await tx.order.create({
     data: {
       accountId,
       idempotencyKeyId: keyId,
+      idemKey: idempotencyKey,
+      source,
       cartId: cart.cartId,
       status: "paid",
       currency: cart.currency,
@@ -42,6 +51,7 @@ export async function recordPaidOrder(tx: Transaction, { accountId, keyId, cart,
           idempotencyKeyId: keyId,
           provider,
           providerPaymentId: charge.providerPaymentId,
+          providerKey,
           paymentMethod: cart.paymentMethod,
           status: "succeeded",
           amount: cart.total,
@@ -58,7 +68,7 @@ export async function recordPaidOrder(tx: Transaction, { accountId, keyId, cart,
   };
 }
 
-export async function recordDecline(tx: Transaction, { accountId, keyId, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
+export async function recordDecline(tx: Transaction, { accountId, keyId, providerKey, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
   if (charge.status !== "declined") throw new Error("recordDecline called for a successful charge");
   await tx.payment.create({
     data: {
@@ -66,6 +76,7 @@ export async function recordDecline(tx: Transaction, { accountId, keyId, cart, c
       idempotencyKeyId: keyId,
       provider,
       providerPaymentId: charge.providerPaymentId,
+      providerKey,
       paymentMethod: cart.paymentMethod,
       status: "declined",
       amount: cart.total,

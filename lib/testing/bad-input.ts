@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { expect, inject } from "vitest";
 import { hashToken } from "@/lib/auth/accounts";
 import { findProduct } from "@/lib/orders/catalog";
-import { paymentProviderKeyPrefix } from "@/lib/orders/checkout";
+import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import { baseUrl, browserSession } from "@/lib/testing/api-client";
-import { accountIdByTokenHash, tableCounts } from "@/lib/testing/database";
+import { LAB_PROVIDER_KEY_PREFIX } from "@/lib/lab/charge-tags";
+import { accountIdByTokenHash, providerIntents, tableCounts } from "@/lib/testing/database";
 import { ledgerFor } from "@/lib/testing/payment-simulator";
 import type { WireResponse } from "@/lib/testing/raw-http";
 
@@ -20,19 +21,19 @@ export interface Footprint {
   idempotency_keys: number;
   /** Payment intents at the simulator under this account's provider keys. */
   charges: number;
-  /** The lab's keyless charges (any account): bad input must not reach them either. */
-  unsafeCharges: number;
+  /** The lab's charges (any account, any strategy): bad input must not reach them either. */
+  labCharges: number;
 }
 
 const simulator = () => ({ url: inject("paymentSimulatorUrl") });
 
 export async function footprintOf(accountId: string): Promise<Footprint> {
-  const [rows, charges, unsafe] = await Promise.all([
+  const [rows, charges, lab] = await Promise.all([
     tableCounts(accountId),
-    ledgerFor(simulator(), { idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId) }),
-    ledgerFor(simulator(), { idempotencyKeyPrefix: "unsafe:" }),
+    providerIntents({ keyPrefix: paymentProviderKeyPrefix(accountId) }),
+    providerIntents({ keyPrefix: LAB_PROVIDER_KEY_PREFIX }),
   ]);
-  return { ...rows, charges: charges.payment_intents.length, unsafeCharges: unsafe.payment_intents.length };
+  return { ...rows, charges: charges.total, labCharges: lab.total };
 }
 
 /** What the payment simulator charged for one of this account's payment intents (undefined: no such charge). */

@@ -36,6 +36,8 @@ export function sampleOrder(cartId: string): Order {
     id: "ord_123",
     object: "order",
     status: "paid",
+    idempotencyKey: "8e03978e-40d5-43e8-bc93-6894a57f9324",
+    source: "checkout",
     cartId,
     currency: "usd",
     amount: 3600,

@@ -31,7 +31,7 @@ export async function closeTestDb(): Promise<void> {
   prisma = undefined;
 }
 
-export const { countRows, tableCounts, keyRow, expireLease, expireKey, accountIdByTokenHash, idempotencyKeysOf } = rowsIn(testPool.db);
+export const { countRows, tableCounts, keyRow, expireLease, expireKey, accountIdByTokenHash, idempotencyKeysOf, providerIntents, ordersForCart } = rowsIn(testPool.db);
 
 /**
  * An empty database of its own, for tests of migrations and schema: a new

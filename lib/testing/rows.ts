@@ -47,6 +47,26 @@ export interface Rows {
   idempotencyKeysOf(accountId: string): Promise<{ key: string; response_status: number | null; order_id: string | null }[]>;
   /** The account's demo faults as stored (none stored means none on). */
   demoFaultsOf(accountId: string): Promise<{ networkDelayMs: number; loseResponse: boolean }>;
+  /**
+   * The payment simulator's ledger, read where it lives (its own schema in
+   * the same database): the PaymentIntents whose metadata holds all these
+   * pairs, or whose provider key (Stripe's Idempotency-Key) starts with a
+   * prefix, across all of the simulator's accounts. Exact counts, unlike
+   * its admin API, which lists the newest 100.
+   */
+  providerIntents(filter: { metadata: Record<string, string> } | { keyPrefix: string }): Promise<ProviderIntentCounts>;
+  /** The orders written for one cart, as the lab counts a storm's. */
+  ordersForCart(accountId: string, cartId: string): Promise<number>;
+  /** One lab storm as stored. */
+  labStorm(stormId: string): Promise<{ account_id: string; strategy: string; size: number; idem_key: string | null; cart_id: string } | undefined>;
+}
+
+export interface ProviderIntentCounts {
+  /** Succeeded PaymentIntents: money taken. */
+  succeeded: number;
+  total: number;
+  /** In minor units, of the succeeded ones. */
+  amountCharged: number;
 }
 
 export function rowsIn(db: Queryable): Rows {
@@ -122,6 +142,27 @@ export function rowsIn(db: Queryable): Rows {
         [accountId],
       );
       return { networkDelayMs: rows[0]?.network_delay_ms ?? 0, loseResponse: rows[0]?.lose_response ?? false };
+    },
+    async providerIntents(filter) {
+      const [condition, value] = "metadata" in filter ? ["metadata @> $1::jsonb", JSON.stringify(filter.metadata)] : ["starts_with(idempotency_key, $1)", filter.keyPrefix];
+      const { rows } = await db.query<ProviderIntentCounts>(
+        `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*)::int AS total,
+                coalesce(sum(amount) FILTER (WHERE status = 'succeeded'), 0)::int AS "amountCharged"
+           FROM payment_simulator.payment_intents WHERE ${condition}`,
+        [value],
+      );
+      return rows[0]!;
+    },
+    async labStorm(stormId) {
+      const { rows } = await db.query<{ account_id: string; strategy: string; size: number; idem_key: string | null; cart_id: string }>(
+        `SELECT account_id, strategy::text, size, idem_key, cart_id FROM lab_storms WHERE id = $1`,
+        [stormId],
+      );
+      return rows[0];
+    },
+    async ordersForCart(accountId, cartId) {
+      const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE account_id = $1 AND cart_id = $2`, [accountId, cartId]);
+      return rows[0]!.n;
     },
   };
 }

@@ -15,7 +15,7 @@ const e2ePool = lazyPool(() => new pg.Pool({ connectionString: readFileSync(E2E_
 const rows = rowsIn(e2ePool.db);
 
 export const closeDatabase = e2ePool.close;
-export const { ordersOf, paymentsOf, idempotencyKeysOf, demoFaultsOf } = rows;
+export const { ordersOf, paymentsOf, idempotencyKeysOf, demoFaultsOf, keyRow, providerIntents, ordersForCart, labStorm } = rows;
 
 /** The account behind this browser's session cookie (created on its first API call). */
 export async function accountIdOf(context: BrowserContext): Promise<string> {

@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import { authenticate } from "@/lib/auth/accounts";
+import type { Database, Transaction } from "@/lib/db/client";
+import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "@/lib/http/headers";
+import { jsonResponse } from "@/lib/http/json";
+import { PROBLEM_CONTENT_TYPE, problemResponse, problemType } from "@/lib/http/problem";
+import { readJsonBody } from "@/lib/http/request-body";
+import { requestProblemResponse } from "@/lib/http/request-problems";
+import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
+import { recordDecline, recordPaidOrder } from "@/lib/orders/record";
+import type { ChargeResult, PaymentProvider } from "@/lib/payments/provider";
+import { getServices } from "@/lib/services";
+import { LAB_PROVIDER_KEY_PREFIX, LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
+import { LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
+
+/**
+ * What the lab's broken strategies share, so that each of them differs from
+ * the real checkout only in the one thing it gets wrong: who is asking, the
+ * demo-faults gate, the body read and priced exactly as the checkout does,
+ * the charge, and the order written by the checkout's own code.
+ *
+ * None of it touches lib/idempotency (an ESLint rule enforces that): a broken
+ * strategy must fail for want of a correct key protocol, not because it
+ * borrowed half of one.
+ */
+export type BrokenStrategy = Exclude<LabStrategy, "atomic_claim">;
+
+/** What the checkout's order writing answers: the status, headers and body to send (and, under a key, to store). */
+export type LabResult = Awaited<ReturnType<typeof recordPaidOrder>>;
+
+export interface LabCheckout {
+  db: Database;
+  provider: PaymentProvider;
+  strategy: BrokenStrategy;
+  accountId: string;
+  cart: PricedCart;
+  /** The storm this request belongs to, when it carries a storm's cart: its charges are tagged with it. */
+  stormId: string | null;
+}
+
+export async function runLabCheckout(request: Request, strategy: BrokenStrategy, run: (checkout: LabCheckout) => Promise<Response>): Promise<Response> {
+  const { db, paymentProvider } = getServices();
+  const auth = await authenticate(db, request);
+  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  if (!demoFaultsEnabled()) {
+    return demoFaultsDisabledResponse(
+      `This server was started without DEMO_FAULTS=on, so the lab's "${LAB_STRATEGY_INFO[strategy].name}" strategy is switched off: it would charge twice on purpose.`,
+    );
+  }
+  const read = await readJsonBody(request);
+  if (!read.ok) return requestProblemResponse(read.reason, read.detail);
+  const parsed = parseCheckoutRequest(read.json);
+  if (!parsed.ok) return requestProblemResponse("invalid-body", parsed.detail, parsed.errors);
+
+  const accountId = auth.caller.accountId;
+  const storm = await db.labStorm.findUnique({ where: { accountId_cartId: { accountId, cartId: parsed.body.cartId } }, select: { id: true, strategy: true } });
+  return run({ db, provider: paymentProvider, strategy, accountId, cart: parsed.body, stormId: storm?.strategy === strategy ? storm.id : null });
+}
+
+/**
+ * Charges the cart under a provider key of its own: the provider cannot tell
+ * one request from another either, as with code that calls a provider
+ * without an idempotency key (Stripe's SDK then makes up a fresh one per
+ * call). Had these strategies passed one key per intent, the provider's own
+ * idempotency would hide what the strategy gets wrong.
+ */
+export async function chargeOnce(checkout: LabCheckout): Promise<{ charge: ChargeResult; providerKey: string }> {
+  const providerKey = `${LAB_PROVIDER_KEY_PREFIX}${checkout.strategy}:${randomUUID()}`;
+  const charge = await checkout.provider.charge({
+    amount: checkout.cart.total,
+    currency: checkout.cart.currency,
+    paymentMethod: checkout.cart.paymentMethod,
+    idempotencyKey: providerKey,
+    ...(checkout.stormId && { metadata: { [LAB_STORM_METADATA]: checkout.stormId } }),
+  });
+  return { charge, providerKey };
+}
+
+/** The order (or the decline) for one charge, written by the checkout's own code. */
+export function recordLabOutcome(
+  tx: Transaction,
+  checkout: LabCheckout,
+  charged: { charge: ChargeResult; providerKey: string },
+  idempotencyKey: string | null,
+): Promise<LabResult> {
+  const record = {
+    accountId: checkout.accountId,
+    keyId: null,
+    idempotencyKey,
+    source: `lab_${checkout.strategy}` as const,
+    providerKey: charged.providerKey,
+    cart: checkout.cart,
+    charge: charged.charge,
+    provider: checkout.provider.name,
+  };
+  return charged.charge.status === "succeeded" ? recordPaidOrder(tx, record) : recordDecline(tx, record);
+}
+
+/**
+ * The Idempotency-Key as the code these strategies copy reads it: the raw
+ * header, present and not absurdly long. (The real parser, with the RFC 8941
+ * form, lives in lib/idempotency, which the lab may not use.)
+ */
+export function labIdempotencyKey(request: Request): { ok: true; key: string } | { ok: false; response: Response } {
+  const key = request.headers.get(IDEMPOTENCY_KEY_HEADER)?.trim() ?? "";
+  if (key.length > 0 && key.length <= 255) return { ok: true, key };
+  return {
+    ok: false,
+    response: problemResponse({
+      type: problemType("idempotency-key-invalid"),
+      title: `${IDEMPOTENCY_KEY_HEADER} header invalid`,
+      status: 400,
+      detail: "This lab strategy needs an Idempotency-Key header of 1 to 255 characters.",
+    }),
+  };
+}
+
+export function labResponse(stored: LabResult): Response {
+  return jsonResponse(stored.status, stored.body, stored.headers);
+}
+
+/** A response a lab strategy stored with its key, sent again. Its table keeps no headers: a 4xx is a problem. */
+export function labReplay(stored: { responseStatus: number; responseBody: unknown }): Response {
+  const contentType = stored.responseStatus >= 400 ? PROBLEM_CONTENT_TYPE : "application/json";
+  return jsonResponse(stored.responseStatus, stored.responseBody, { "Content-Type": contentType, [IDEMPOTENT_REPLAYED_HEADER]: "true" });
+}
