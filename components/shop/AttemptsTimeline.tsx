@@ -1,9 +1,11 @@
 "use client";
 
+import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { summarize, type AttemptLog, type LoggedAttempt } from "@/lib/client/attempt-log";
 import { RETRY_POLICY } from "@/lib/client/retry-policy";
 import { AlertIcon, CheckIcon, KeyIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
+import { keyPagePath } from "@/components/ledger/format";
 import { describeStatus, formatDuration } from "./attempt-labels";
 
 interface AttemptsTimelineProps {
@@ -62,6 +64,11 @@ export function AttemptsTimeline({ log, idempotencyKey, keyless, running }: Atte
           <code className="mt-0.5 block break-all font-mono text-espresso" data-testid="timeline-key">
             {idempotencyKey}
           </code>
+          {idempotencyKey && (
+            <Link href={keyPagePath(idempotencyKey)} className="mt-1 inline-block font-semibold text-clay underline underline-offset-2 hover:text-espresso" data-testid="inspect-key">
+              Inspect this key
+            </Link>
+          )}
         </p>
       )}
 

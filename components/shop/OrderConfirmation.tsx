@@ -1,7 +1,9 @@
 "use client";
 
+import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { PAYMENT_METHODS, type Order } from "@/lib/client/api-types";
+import { keyPagePath } from "@/components/ledger/format";
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon, CheckIcon, RepeatIcon } from "@/components/ui/icons";
 
@@ -99,6 +101,17 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
           </span>
         </p>
       )}
+
+      <p className="mt-4 flex flex-wrap gap-x-4 gap-y-1 text-sm font-semibold">
+        <Link href="/orders" className="text-clay underline underline-offset-2 hover:text-espresso" data-testid="see-orders">
+          See it in your orders
+        </Link>
+        {idempotencyKey && (
+          <Link href={keyPagePath(idempotencyKey)} className="text-clay underline underline-offset-2 hover:text-espresso">
+            Inspect its key
+          </Link>
+        )}
+      </p>
 
       <button
         type="button"

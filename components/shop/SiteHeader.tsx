@@ -2,14 +2,23 @@ import Link from "next/link";
 import { LogoMark } from "@/components/ui/Logo";
 import { BagIcon } from "@/components/ui/icons";
 
-export function SiteHeader() {
+/** The page the header is on, marked in its navigation. */
+export type SitePage = "shop" | "lab" | "orders" | "key";
+
+const NAV: { page: SitePage; href: string; label: string }[] = [
+  { page: "shop", href: "/#products", label: "Shop" },
+  { page: "lab", href: "/lab", label: "Strategy lab" },
+  { page: "orders", href: "/orders", label: "Orders" },
+];
+
+export function SiteHeader({ current = "shop", skipTo = { href: "#products", label: "Skip to the shop" } }: { current?: SitePage; skipTo?: { href: string; label: string } }) {
   return (
     <>
       <a
-        href="#products"
+        href={skipTo.href}
         className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50 focus:rounded-lg focus:bg-white focus:px-4 focus:py-2 focus:text-espresso focus:shadow"
       >
-        Skip to the shop
+        {skipTo.label}
       </a>
       <p className="bg-roast px-4 py-2 text-center text-xs font-medium tracking-wide text-cream">
         Demo shop · test cards only · no real charges
@@ -26,22 +35,23 @@ export function SiteHeader() {
             </span>
           </Link>
           <nav aria-label="Main">
-            <ul className="flex items-center gap-1 text-sm font-medium">
+            <ul className="flex flex-wrap items-center gap-1 text-sm font-medium">
+              {NAV.map(({ page, href, label }) => (
+                <li key={page}>
+                  <Link
+                    href={href}
+                    aria-current={current === page ? "page" : undefined}
+                    className={`rounded-full px-3 py-2 text-espresso hover:bg-oat ${current === page ? "bg-oat font-semibold" : ""}`}
+                  >
+                    {label}
+                  </Link>
+                </li>
+              ))}
               <li>
-                <a href="#products" className="rounded-full px-3 py-2 text-espresso hover:bg-oat">
-                  Shop
-                </a>
-              </li>
-              <li>
-                <a href="#how-it-works" className="rounded-full px-3 py-2 text-espresso hover:bg-oat">
-                  How it works
-                </a>
-              </li>
-              <li>
-                <a href="#cart" className="inline-flex items-center gap-1.5 rounded-full bg-white px-3.5 py-2 text-espresso ring-1 ring-sand hover:bg-oat">
+                <Link href="/#cart" className="inline-flex items-center gap-1.5 rounded-full bg-white px-3.5 py-2 text-espresso ring-1 ring-sand hover:bg-oat">
                   <BagIcon width={16} height={16} />
                   Cart
-                </a>
+                </Link>
               </li>
             </ul>
           </nav>

@@ -76,6 +76,18 @@ async function checkAnswer(entry: CorpusClass, context: CorpusContext, request: 
       expect(answer.status).toBe(308);
       expect(answer.headers.location).toBe(expected.location);
       break;
+    case "orders-list": {
+      expect(answer.status, answer.body.slice(0, 300)).toBe(200);
+      if (request.method === "HEAD") {
+        expect(answer.body).toBe("");
+        break;
+      }
+      const list = JSON.parse(answer.body) as { object: string; data: { id: string }[]; has_more: boolean };
+      expect(list).toMatchObject({ object: "list", has_more: false });
+      expect(list.data.length).toBe(before.orders);
+      if (context.neighbour) expect(list.data.map((order) => order.id)).not.toContain(context.neighbour.orderId);
+      break;
+    }
     case "paid": {
       const order = await expectPaid(answer, context.accountId, expected.amount, expected.paymentMethod);
       if (context.neighbour) {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, cartBody, createAccount, postOrder, type ApiAccount } from "@/lib/testing/api-client";
 import { postUnsafeOrder } from "@/lib/testing/api-client-demo";
-import { closeTestDb, countRows, keyRow, testDb } from "@/lib/testing/database";
-import { ledgerFor } from "@/lib/testing/payment-simulator";
+import { LAB_PROVIDER_KEY_PREFIX } from "@/lib/lab/charge-tags";
+import { closeTestDb, countRows, keyRow, providerIntents, testDb } from "@/lib/testing/database";
 
 /**
  * What a hostile client tried, and what must hold: a clear 4xx, nothing
@@ -16,10 +16,8 @@ beforeAll(async () => {
 });
 afterAll(closeTestDb);
 
-const simulator = () => ({ url: inject("paymentSimulatorUrl") });
-
-async function unsafeCharges(): Promise<number> {
-  return (await ledgerFor(simulator(), { idempotencyKeyPrefix: "unsafe:" })).payment_intents.length;
+async function labCharges(): Promise<number> {
+  return (await providerIntents({ keyPrefix: LAB_PROVIDER_KEY_PREFIX })).total;
 }
 
 describe("JSON the server cannot store or hash", () => {
@@ -49,12 +47,12 @@ describe("JSON the server cannot store or hash", () => {
   });
 
   it("the lab's keyless endpoint refuses it too, before it charges anything", async () => {
-    const before = await unsafeCharges();
+    const before = await labCharges();
     const response = await postUnsafeOrder({ token: account.token, body: cartBody({ cartId: "lab\u0000" }) });
 
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ type: "urn:oncepay:problem:unacceptable-json" });
-    expect(await unsafeCharges()).toBe(before);
+    expect(await labCharges()).toBe(before);
   });
 });
 
@@ -129,7 +127,9 @@ describe("cookie-authenticated requests from another site", () => {
 
 describe("methods an endpoint does not serve", () => {
   it.each([
-    ["GET", "/api/orders", "POST, OPTIONS"],
+    ["PUT", "/api/orders", "GET, POST, HEAD, OPTIONS"],
+    ["POST", "/api/lab/storms/00000000-0000-4000-8000-000000000000", "GET, HEAD, OPTIONS"],
+    ["DELETE", "/api/keys/some-key", "GET, HEAD, OPTIONS"],
     ["DELETE", "/api/products", "GET, HEAD, OPTIONS"],
     ["POST", `/api/orders/${randomUUID()}`, "GET, HEAD, OPTIONS"],
     ["PATCH", "/api/demo/settings", "GET, PUT, HEAD, OPTIONS"],
@@ -146,6 +146,6 @@ describe("methods an endpoint does not serve", () => {
   it("OPTIONS answers 204 with the same Allow", async () => {
     const response = await fetch(`${baseUrl()}/api/orders`, { method: "OPTIONS" });
     expect(response.status).toBe(204);
-    expect(response.headers.get("allow")).toBe("POST, OPTIONS");
+    expect(response.headers.get("allow")).toBe("GET, POST, HEAD, OPTIONS");
   });
 });

@@ -3,9 +3,12 @@ import { demoSettingsFor, takeLostResponse } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
 import { jsonResponse } from "@/lib/http/json";
+import { invalidQuery, parseListParams } from "@/lib/http/list-params";
+import { isUuid } from "@/lib/http/uuid";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
 import { outcomeToResponse } from "@/lib/idempotency/outcomes";
+import { ordersPage } from "@/lib/ledger/orders";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { orderView } from "@/lib/orders/order-view";
 import { getServices } from "@/lib/services";
@@ -32,19 +35,35 @@ export async function createOrder(request: Request): Promise<Response> {
   return outcomeToResponse(outcome);
 }
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** GET /api/orders/{id}: the owner sees the order; anyone else learns nothing, not even that it exists. */
 export async function getOrder(request: Request, orderId: string): Promise<Response> {
   const { db } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return outcomeToResponse({ kind: auth.reason, detail: auth.detail });
 
-  const order = UUID_PATTERN.test(orderId)
+  const order = isUuid(orderId)
     ? await db.order.findFirst({ where: { id: orderId, accountId: auth.caller.accountId }, include: { items: true, payment: true } })
     : null;
   if (!order) {
     return problemResponse({ type: problemType("order-not-found"), title: "Order not found", status: 404, detail: `No order ${orderId} for this account.` });
   }
   return jsonResponse(200, orderView(order));
+}
+
+// Stripe's list defaults: 10 a page, at most 100.
+const ORDER_LIST_LIMITS = { defaultLimit: 10, maxLimit: 100 };
+
+/** GET /api/orders?limit=&starting_after=: this account's orders, newest first. */
+export async function listOrders(request: Request): Promise<Response> {
+  const { db } = getServices();
+  const auth = await authenticate(db, request);
+  if (!auth.ok) return outcomeToResponse({ kind: auth.reason, detail: auth.detail });
+  const query = parseListParams(new URL(request.url), ORDER_LIST_LIMITS);
+  if (!query.ok) return invalidQuery(query.errors);
+
+  const page = await ordersPage(db, auth.caller.accountId, query.params);
+  if (page.kind === "unknown-cursor") {
+    return invalidQuery([{ path: "starting_after", message: `no order ${query.params.startingAfter} for this account` }]);
+  }
+  return jsonResponse(200, { object: "list", data: page.orders.map(orderView), has_more: page.hasMore }, { "Cache-Control": "private, no-store" });
 }

@@ -70,6 +70,17 @@ async function authenticateSession(db: PrismaClient, token: string): Promise<Aut
   return { ok: true, caller: { accountId: created.id } };
 }
 
+/**
+ * The account behind a browser's session token, for pages that show its
+ * data (the orders, a key). Unlike an API call it creates nothing: a
+ * session that never paid has no account, hence nothing to show.
+ */
+export async function findSessionAccount(db: PrismaClient, token: string | undefined): Promise<string | undefined> {
+  if (token === undefined || !SESSION_TOKEN_PATTERN.test(token)) return undefined;
+  const account = await db.account.findUnique({ where: { tokenHash: hashToken(token) }, select: { id: true, kind: true } });
+  return account?.kind === "browser" ? account.id : undefined;
+}
+
 function readCookie(header: string | null, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(";")) {

@@ -41,6 +41,8 @@ export type Expected =
   /** Paid at the server's price: 201 with the order. */
   | { answer: "paid"; amount: number; paymentMethod?: string }
   | { answer: "options"; allow: string }
+  /** 200 and the caller's own orders (GET /api/orders): reading writes nothing. */
+  | { answer: "orders-list" }
   /** Next.js's own trailing-slash redirect, before any handler runs. */
   | { answer: "redirect"; location: string };
 
@@ -126,7 +128,7 @@ const crossSite = problem(403, "cross-site-request");
 const notAllowed = problem(405, "method-not-allowed");
 const parserRefuses: Expected = { answer: "refused-by-http-parser" };
 const challenge: [string, RegExp] = ["www-authenticate", /^Bearer /];
-const allowPost: [string, RegExp] = ["allow", /^POST, OPTIONS$/];
+const allowOrders: [string, RegExp] = ["allow", /^GET, POST, HEAD, OPTIONS$/];
 
 const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part, "utf8") : Buffer.from(part))));
 const cartIdBytes = (inside: number[]) => bytes('{"cartId":"', inside, '","items":[{"sku":"mug-ceramic-350","quantity":1}]}');
@@ -332,12 +334,17 @@ export const CORPUS: CorpusClass[] = [
   { group: "tenants", name: "account B reads a random order id", request: (c) => read(`/api/orders/${randomUUID()}`)(c), expected: problem(404, "order-not-found") },
   { group: "tenants", name: "account B reads an id that is not a uuid", request: read("/api/orders/not-a-uuid"), expected: problem(404, "order-not-found") },
 
-  // Methods: /api/orders answers POST (and OPTIONS); a key on anything else is ignored.
-  ...["GET", "PUT", "PATCH", "DELETE"].map(
-    (method): CorpusClass => ({ group: "methods", name: `${method} /api/orders with a key and a body`, request: (c) => checkout(c, { method }), expected: notAllowed, expectHeader: allowPost }),
+  { group: "tenants", name: "account B lists orders: none of account A's", neighbourPaysFirst: true, request: read("/api/orders?limit=100"), expected: { answer: "orders-list" } },
+  { group: "tenants", name: "account B pages after account A's order", neighbourPaysFirst: true, request: (c) => read(`/api/orders?starting_after=${c.neighbour!.orderId}`)(c), expected: problem(400, "invalid-query") },
+  { group: "tenants", name: "account B inspects account A's key", neighbourPaysFirst: true, request: (c) => read(`/api/keys/${c.key}`)(c), expected: problem(404, "idempotency-key-not-found") },
+
+  // Methods: /api/orders answers GET (the list, which ignores a key and a body) and POST; a key on anything else is ignored.
+  ...["PUT", "PATCH", "DELETE"].map(
+    (method): CorpusClass => ({ group: "methods", name: `${method} /api/orders with a key and a body`, request: (c) => checkout(c, { method }), expected: notAllowed, expectHeader: allowOrders }),
   ),
-  { group: "methods", name: "HEAD /api/orders", request: (c) => ({ ...checkout(c, { method: "HEAD" }), body: "" }), expected: notAllowed, expectHeader: allowPost },
-  { group: "methods", name: "OPTIONS /api/orders", request: (c) => ({ ...checkout(c, { method: "OPTIONS" }), body: "" }), expected: { answer: "options", allow: "POST, OPTIONS" } },
+  { group: "methods", name: "GET /api/orders with a key and a body: the list, nothing paid", request: (c) => checkout(c, { method: "GET" }), expected: { answer: "orders-list" } },
+  { group: "methods", name: "HEAD /api/orders", request: (c) => ({ ...checkout(c, { method: "HEAD" }), body: "" }), expected: { answer: "orders-list" } },
+  { group: "methods", name: "OPTIONS /api/orders", request: (c) => ({ ...checkout(c, { method: "OPTIONS" }), body: "" }), expected: { answer: "options", allow: "GET, POST, HEAD, OPTIONS" } },
   { group: "methods", name: "a method in lower case (post)", request: (c) => checkout(c, { method: "post" }), expected: parserRefuses },
   { group: "methods", name: "a method HTTP does not know (BREW)", request: (c) => checkout(c, { method: "BREW" }), expected: parserRefuses },
   { group: "methods", name: "POST /api/orders/ (a trailing slash)", request: (c) => checkout(c, { path: "/api/orders/" }), expected: { answer: "redirect", location: "/api/orders" } },

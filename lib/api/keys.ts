@@ -1,0 +1,22 @@
+import { authenticate } from "@/lib/auth/accounts";
+import { jsonResponse } from "@/lib/http/json";
+import { problemResponse, problemType } from "@/lib/http/problem";
+import { requestProblemResponse } from "@/lib/http/request-problems";
+import { inspectKey } from "@/lib/ledger/key-inspection";
+import { getServices } from "@/lib/services";
+
+/**
+ * GET /api/keys/{key}: one of the caller's keys, inspected (lib/ledger/key-inspection.ts).
+ * The key is the path segment, percent-encoded as any segment is.
+ */
+export async function getKey(request: Request, key: string): Promise<Response> {
+  const { db, paymentProvider } = getServices();
+  const auth = await authenticate(db, request);
+  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const inspection = await inspectKey(db, paymentProvider, auth.caller.accountId, key);
+  if (!inspection) {
+    // The same answer for a key of another account as for one that never was.
+    return problemResponse({ type: problemType("idempotency-key-not-found"), title: "Idempotency key not found", status: 404, detail: "This account has no such Idempotency-Key (or it expired and was deleted)." });
+  }
+  return jsonResponse(200, inspection, { "Cache-Control": "private, no-store" });
+}

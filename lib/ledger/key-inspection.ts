@@ -1,0 +1,141 @@
+import type { Database } from "@/lib/db/client";
+import type { KeyState, RecoveryPoint } from "@/lib/generated/prisma/enums";
+import { mapWithLimit } from "@/lib/map-with-limit";
+import { orderLocation } from "@/lib/orders/order-view";
+import { paymentProviderKey } from "@/lib/orders/provider-key";
+import { PaymentLookupError, type PaymentRecords, type ProviderCharge, type ProviderPayment } from "@/lib/payments/provider";
+import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
+
+/**
+ * One Idempotency-Key's life, from both sides: our row (state, recovery
+ * point and when it reached each, lease, expiry, fingerprint), what it
+ * produced (the order, the payment rows), and what the payment provider
+ * holds under the key's provider key (its PaymentIntents and their charges).
+ * GET /api/keys/{key} and the key page show this.
+ */
+export interface KeyInspection {
+  object: "idempotency_key";
+  key: string;
+  state: KeyState;
+  recoveryPoint: RecoveryPoint;
+  /** When the key reached each recovery point (the database's clock); null if it has not. */
+  reached: { claimed: string; paymentStarted: string | null; charged: string | null; finished: string | null };
+  /** Who holds the key while it is in flight; null once it is complete. */
+  lease: { owner: string; expiresAt: string; expired: boolean } | null;
+  expiresAt: string;
+  fingerprint: string;
+  request: { method: string; path: string };
+  response: { status: number } | null;
+  providerKey: string;
+  provider: { available: true; paymentIntents: ProviderPaymentView[] } | { available: false; detail: string };
+  order: { id: string; location: string; amount: number; currency: string; createdAt: string } | null;
+  /** Our payment rows for the key: the paid one, or the decline. */
+  payments: { providerPaymentId: string; status: string; amount: number; currency: string; declineCode: string | null }[];
+}
+
+export interface ProviderPaymentView {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  createdAt: string;
+  charges: { id: string; status: string; amount: number; failureCode: string | null; createdAt: string }[];
+}
+
+interface KeyRow {
+  id: string;
+  idem_key: string;
+  state: KeyState;
+  recovery_point: RecoveryPoint;
+  created_at: Date;
+  payment_started_at: Date | null;
+  charged_at: Date | null;
+  completed_at: Date | null;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  lease_expired: boolean | null;
+  expires_at: Date;
+  fingerprint: string;
+  request_method: string;
+  request_path: string;
+  response_status: number | null;
+}
+
+// What an Idempotency-Key can be (DESIGN.md): 1 to 255 printable ASCII characters.
+const POSSIBLE_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The account's own key, or undefined: another account's key is as absent as one that never was. */
+export async function inspectKey(db: Database, records: PaymentRecords, accountId: string, key: string): Promise<KeyInspection | undefined> {
+  if (!POSSIBLE_KEY.test(key)) return undefined;
+  // Lease expiry by the database's clock, as the engine decides it.
+  const rows = await db.$queryRaw<KeyRow[]>`
+    SELECT id, idem_key, state::text AS state, recovery_point::text AS recovery_point,
+           created_at, payment_started_at, charged_at, completed_at,
+           lease_owner, lease_expires_at, lease_expires_at <= now() AS lease_expired,
+           expires_at, fingerprint, request_method, request_path, response_status
+      FROM idempotency_keys
+     WHERE account_id = ${accountId}::uuid AND idem_key = ${key}`;
+  const row = rows[0];
+  if (!row) return undefined;
+
+  const providerKey = paymentProviderKey(accountId, row.id);
+  const [order, payments, provider] = await Promise.all([
+    db.order.findUnique({ where: { idempotencyKeyId: row.id }, select: { id: true, totalAmount: true, currency: true, createdAt: true } }),
+    db.payment.findMany({ where: { idempotencyKeyId: row.id }, orderBy: { createdAt: "asc" } }),
+    providerView(records, providerKey),
+  ]);
+  return {
+    object: "idempotency_key",
+    key: row.idem_key,
+    state: row.state,
+    recoveryPoint: row.recovery_point,
+    reached: {
+      claimed: row.created_at.toISOString(),
+      paymentStarted: row.payment_started_at?.toISOString() ?? null,
+      charged: row.charged_at?.toISOString() ?? null,
+      finished: row.completed_at?.toISOString() ?? null,
+    },
+    lease:
+      row.lease_owner && row.lease_expires_at
+        ? { owner: row.lease_owner, expiresAt: row.lease_expires_at.toISOString(), expired: row.lease_expired === true }
+        : null,
+    expiresAt: row.expires_at.toISOString(),
+    fingerprint: row.fingerprint,
+    request: { method: row.request_method, path: row.request_path },
+    response: row.response_status === null ? null : { status: row.response_status },
+    providerKey,
+    provider,
+    order: order && { id: order.id, location: orderLocation(order.id), amount: order.totalAmount, currency: order.currency, createdAt: order.createdAt.toISOString() },
+    payments: payments.map((payment) => ({
+      providerPaymentId: payment.providerPaymentId,
+      status: payment.status,
+      amount: payment.amount,
+      currency: payment.currency,
+      declineCode: payment.declineCode,
+    })),
+  };
+}
+
+// A provider key names one PaymentIntent, but a lookup that found more would
+// be the very thing to show, so each found one is listed with its charges.
+async function providerView(records: PaymentRecords, providerKey: string): Promise<KeyInspection["provider"]> {
+  try {
+    const intents = await records.findPayments({ [PROVIDER_KEY_METADATA]: providerKey });
+    const charges = await mapWithLimit(intents, 4, (intent) => records.chargesOf(intent.id));
+    return { available: true, paymentIntents: intents.map((intent, index) => paymentView(intent, charges[index]!)) };
+  } catch (error) {
+    if (error instanceof PaymentLookupError) return { available: false, detail: `The payment provider could not be asked: ${error.message}` };
+    throw error;
+  }
+}
+
+function paymentView(intent: ProviderPayment, charges: ProviderCharge[]): ProviderPaymentView {
+  return {
+    id: intent.id,
+    status: intent.status,
+    amount: intent.amount,
+    currency: intent.currency,
+    createdAt: intent.createdAt.toISOString(),
+    charges: charges.map((charge) => ({ id: charge.id, status: charge.status, amount: charge.amount, failureCode: charge.failureCode, createdAt: charge.createdAt.toISOString() })),
+  };
+}
