@@ -44,6 +44,10 @@ const serverEnvSchema = z.object({
     .regex(/^(sk|rk)_test_/, "STRIPE_SECRET_KEY must be a Stripe test-mode key (sk_test_…): OncePay never charges real cards"),
   PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // The largest storm the strategy lab may fire (2, 10, 50, 200 are offered
+  // up to it). The launcher makes it 50 on the embedded database, where every
+  // statement waits for the one before and a storm of 200 only takes long.
+  LAB_MAX_STORM_SIZE: z.coerce.number().int().min(2).max(1000).default(200),
 });
 
 export type ServerEnv = z.infer<typeof serverEnvSchema>;
@@ -97,6 +101,8 @@ const launcherEnvSchema = z.object({
   PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   // Where the simulator the launcher starts listens; 0 picks a free port.
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  // Unset means: 50 on the embedded database, the app's own default (200) otherwise.
+  LAB_MAX_STORM_SIZE: z.coerce.number().int().min(2).max(1000).optional(),
 });
 
 export type LauncherEnv = z.infer<typeof launcherEnvSchema>;

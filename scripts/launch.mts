@@ -47,6 +47,8 @@ if (databaseUrl) {
 
 const demoFaults = env.DEMO_FAULTS ?? (embedded ? "on" : "off");
 console.log(`[oncepay] demo faults: ${demoFaults}${env.DEMO_FAULTS ? "" : " (default for this database)"}`);
+// PGlite runs one statement at a time: a storm of 200 would only be slow there.
+const labMaxStormSize = env.LAB_MAX_STORM_SIZE ?? (embedded ? 50 : undefined);
 
 const report = await migrate(databaseUrl);
 console.log(
@@ -70,6 +72,7 @@ const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT)
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
     DEMO_FAULTS: demoFaults,
+    ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),
     ...payments.env,
     [LAUNCHER_PID_ENV]: String(process.pid),
   },

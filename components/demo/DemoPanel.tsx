@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { DEMO_SCENARIOS, SLOW_DELAY_OPTIONS_MS, type DemoScenario } from "@/lib/client/demo";
 import { AlertIcon, ChevronDownIcon, RepeatIcon } from "@/components/ui/icons";
 import type { DemoState } from "./useDemoScenario";
@@ -36,7 +37,12 @@ export function DemoPanel({ demo, paying }: DemoPanelProps) {
           </h2>
           <p className="mt-1 text-sm leading-relaxed text-mocha">
             Pick a scenario, fill the cart and press Pay, then watch the attempts under the cart. A scenario lasts for
-            one payment and affects only this browser&apos;s account.
+            one payment and affects only this browser&apos;s account. To race whole designs against each other, many
+            requests at once, open the{" "}
+            <Link href="/lab" className="font-semibold text-clay underline underline-offset-2 hover:text-espresso">
+              strategy lab
+            </Link>
+            .
           </p>
         </div>
       </div>

@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cartBody, createAccount, postOrder, type ApiAccount } from "@/lib/testing/api-client";
-import { postUnsafeOrder, setDemoSettings } from "@/lib/testing/api-client-demo";
+import { setDemoSettings } from "@/lib/testing/api-client-demo";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { rowsAt } from "@/lib/testing/rows";
 
 /**
  * A server started with DEMO_FAULTS=off, the default wherever DATABASE_URL is
  * set: no demo fault can be switched on or fire, whatever an account's stored
- * settings say, and the lab's keyless checkout charges nothing. The shared
+ * settings say, and the lab's broken strategies charge nothing. The shared
  * test app runs with faults on, so this file starts one app of its own.
  */
 let server: AppServer;
@@ -49,17 +49,46 @@ describe("a server with DEMO_FAULTS=off", () => {
     expect(await getSettings(account)).toEqual({ status: 200, body: { faultsEnabled: false, networkDelayMs: 0, loseResponse: false } });
   });
 
-  it("refuses the lab's keyless checkout with the same 403, before charging anything", async () => {
+  it.each([
+    ["/api/lab/unsafe-orders", "No key"],
+    ["/api/lab/check-then-insert-orders", "Check, then insert"],
+    ["/api/lab/claim-after-charge-orders", "Claim after the charge"],
+  ])("refuses the lab's broken strategy at %s with the same 403, before charging anything", async (path, name) => {
     const account = await createAccount(server.baseUrl);
     const chargesBefore = await chargesAtProvider();
 
-    const response = await postUnsafeOrder({ token: account.token, body: cartBody(), baseUrl: server.baseUrl });
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json", "Idempotency-Key": randomUUID() },
+      body: JSON.stringify(cartBody()),
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
-    expect(await response.json()).toMatchObject({ ...demoFaultsDisabled, detail: expect.stringContaining("keyless checkout") });
+    expect(await response.json()).toMatchObject({ ...demoFaultsDisabled, detail: expect.stringContaining(`"${name}" strategy is switched off`) });
 
     expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({ orders: 0, payments: 0 });
     expect(await chargesAtProvider()).toBe(chargesBefore);
+  });
+
+  it("starts no storm of a broken strategy, but still one of the real checkout", async () => {
+    const account = await createAccount(server.baseUrl);
+    const start = (strategy: string) =>
+      fetch(`${server.baseUrl}/api/lab/storms`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ strategy, size: 10 }),
+      });
+
+    for (const strategy of ["no_key", "check_then_insert", "claim_after_charge"]) {
+      const refused = await start(strategy);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject(demoFaultsDisabled);
+    }
+    const real = await start("atomic_claim");
+    expect(real.status).toBe(201);
+    expect(await real.json()).toMatchObject({ strategy: "atomic_claim", size: 10, request: { path: "/api/orders" } });
+    const { rows } = await db.query(`SELECT strategy::text FROM lab_storms WHERE account_id = $1`, [account.id]);
+    expect(rows).toEqual([{ strategy: "atomic_claim" }]);
   });
 
   it("ignores an account's stored lost-response setting: the checkout is answered and the setting is untouched", async () => {

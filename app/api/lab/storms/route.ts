@@ -1,0 +1,4 @@
+import { listStorms, startStorm } from "@/lib/api/lab";
+import { apiMethods } from "@/lib/http/api-route";
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ GET: listStorms, POST: startStorm });

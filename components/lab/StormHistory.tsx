@@ -1,0 +1,49 @@
+import { LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
+import { formatMoney } from "@/components/ui/money";
+import type { LabRun } from "./useStrategyLab";
+
+/** Every storm this browser's account fired, newest first: the record behind the rows above. */
+export function StormHistory({ runs }: { runs: LabRun[] }) {
+  if (runs.length === 0) return null;
+  return (
+    <section aria-labelledby="history-heading" className="mt-10">
+      <h2 id="history-heading" className="font-display text-2xl font-semibold text-espresso">
+        Every storm
+      </h2>
+      <div className="mt-3 overflow-x-auto rounded-2xl border border-sand bg-white">
+        <table className="w-full min-w-[36rem] text-left text-sm" data-testid="storm-history">
+          <thead className="bg-oat text-xs uppercase tracking-wide text-mocha">
+            <tr>
+              <th scope="col" className="px-4 py-2.5 font-medium">When</th>
+              <th scope="col" className="px-4 py-2.5 font-medium">Strategy</th>
+              <th scope="col" className="px-4 py-2.5 text-right font-medium">Requests</th>
+              <th scope="col" className="px-4 py-2.5 text-right font-medium">Orders</th>
+              <th scope="col" className="px-4 py-2.5 text-right font-medium">Charges</th>
+              <th scope="col" className="px-4 py-2.5 text-right font-medium">Money taken</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-sand">
+            {runs.map(({ report }) => {
+              const provider = report.provider;
+              const overcharged = provider.available && provider.charges > 1;
+              return (
+                <tr key={report.id} data-storm-id={report.id}>
+                  <td className="whitespace-nowrap px-4 py-2.5 tabular-nums text-mocha">
+                    <time dateTime={report.createdAt}>{report.createdAt.slice(11, 19)} UTC</time>
+                  </td>
+                  <td className="px-4 py-2.5 text-espresso">{LAB_STRATEGY_INFO[report.strategy].name}</td>
+                  <td className="px-4 py-2.5 text-right tabular-nums">{report.size}</td>
+                  <td className={`px-4 py-2.5 text-right tabular-nums ${report.orders > 1 ? "font-semibold text-berry" : ""}`}>{report.orders}</td>
+                  <td className={`px-4 py-2.5 text-right tabular-nums ${overcharged ? "font-semibold text-berry" : ""}`}>{provider.available ? provider.charges : "?"}</td>
+                  <td className={`px-4 py-2.5 text-right tabular-nums ${overcharged ? "font-semibold text-berry" : ""}`}>
+                    {provider.available ? formatMoney(provider.amountCharged, report.currency) : "?"}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

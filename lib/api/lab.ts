@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { authenticate } from "@/lib/auth/accounts";
+import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
+import { jsonResponse } from "@/lib/http/json";
+import { problemResponse, problemType } from "@/lib/http/problem";
+import { readJsonBody } from "@/lib/http/request-body";
+import { requestProblemResponse } from "@/lib/http/request-problems";
+import { isUuid } from "@/lib/http/uuid";
+import { allowedStormSizes, createStorm, findStorm, latestStorms, reportStorm } from "@/lib/lab/storms";
+import { LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
+import { getServices } from "@/lib/services";
+
+/**
+ * The strategy lab's storms: POST /api/lab/storms starts one (the server
+ * mints its intent and says what to send), GET /api/lab/storms/{id} reports
+ * what it left behind, GET /api/lab/storms lists the latest. The requests
+ * themselves go to the strategies' own endpoints.
+ */
+
+const PRIVATE = { "Cache-Control": "private, no-store" };
+// The lab page shows a row per strategy and a short history.
+const LISTED_STORMS = 20;
+
+const newStormSchema = z.object({
+  strategy: z.enum(LAB_STRATEGIES, { error: `strategy must be one of: ${LAB_STRATEGIES.join(", ")}` }),
+  size: z.number().int("size must be a whole number"),
+});
+
+/** POST /api/lab/storms {strategy, size} */
+export async function startStorm(request: Request): Promise<Response> {
+  const { db, paymentProvider } = getServices();
+  const auth = await authenticate(db, request);
+  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const read = await readJsonBody(request);
+  if (!read.ok) return requestProblemResponse(read.reason, read.detail);
+  const parsed = newStormSchema.safeParse(read.json);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
+    return requestProblemResponse("invalid-body", errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; "), errors);
+  }
+  const { strategy, size } = parsed.data;
+  const sizes = allowedStormSizes();
+  if (!sizes.includes(size)) {
+    const detail = `size must be one of ${sizes.join(", ")} on this server.`;
+    return requestProblemResponse("invalid-body", detail, [{ path: "size", message: detail }]);
+  }
+  if (LAB_STRATEGY_INFO[strategy].broken && !demoFaultsEnabled()) {
+    return demoFaultsDisabledResponse(`This server was started without DEMO_FAULTS=on, so the lab's broken strategies are switched off; "${LAB_STRATEGY_INFO.atomic_claim.name}" still runs.`);
+  }
+  const storm = await createStorm(db, auth.caller.accountId, strategy, size);
+  const report = await reportStorm(db, paymentProvider, storm);
+  return jsonResponse(201, report, { ...PRIVATE, Location: `/api/lab/storms/${storm.id}` });
+}
+
+/** GET /api/lab/storms: the latest storms, newest first, each with its report. */
+export async function listStorms(request: Request): Promise<Response> {
+  const { db, paymentProvider } = getServices();
+  const auth = await authenticate(db, request);
+  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const storms = await latestStorms(db, auth.caller.accountId, LISTED_STORMS + 1);
+  const shown = storms.slice(0, LISTED_STORMS);
+  const data = await Promise.all(shown.map((storm) => reportStorm(db, paymentProvider, storm)));
+  return jsonResponse(200, { object: "list", data, has_more: storms.length > LISTED_STORMS }, PRIVATE);
+}
+
+/** GET /api/lab/storms/{id} */
+export async function getStorm(request: Request, stormId: string): Promise<Response> {
+  const { db, paymentProvider } = getServices();
+  const auth = await authenticate(db, request);
+  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const storm = isUuid(stormId) ? await findStorm(db, auth.caller.accountId, stormId) : undefined;
+  if (!storm) {
+    return problemResponse({ type: problemType("lab-storm-not-found"), title: "Storm not found", status: 404, detail: `No storm ${stormId} for this account.` });
+  }
+  return jsonResponse(200, await reportStorm(db, paymentProvider, storm), PRIVATE);
+}

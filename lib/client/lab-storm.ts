@@ -1,0 +1,156 @@
+/**
+ * The strategy lab's storm, browser side and framework-free: ask the server
+ * for a storm (it mints the intent and says what to send), fire that request
+ * N times at once, and report what came back and how many were really on the
+ * wire together. What the storm did (orders, charges, money) is the server's
+ * report, never counted here.
+ */
+import { IDEMPOTENT_REPLAYED_HEADER } from "@/lib/http/headers";
+import type { LabStrategy } from "@/lib/lab/strategies";
+import type { StormReport, StormRequest } from "@/lib/lab/storms";
+import { toProblem } from "@/lib/client/api-types";
+import type { FetchLike } from "@/lib/client/attempt";
+
+export type { StormReport };
+
+/** What the browser saw of one storm: only facts the server cannot know. */
+export interface StormObservation {
+  stormId: string;
+  sent: number;
+  /** Each distinct answer and how many got it, most common first. */
+  statuses: StatusCount[];
+  /**
+   * The most requests on the wire at the same moment, from the browser's
+   * Resource Timing (request sent → response ended); null where the browser
+   * gives no timings. Over HTTP/1.1 Chromium opens at most 6 connections to
+   * one server, so the rest of a storm waits in the browser's queue.
+   */
+  peakInFlight: number | null;
+  durationMs: number;
+}
+
+export interface StatusCount {
+  /** "201", "201 replayed", "409", "network error" */
+  label: string;
+  count: number;
+}
+
+export interface StormTiming {
+  /** performance.now() */
+  now(): number;
+  /** The Resource Timing entries of requests to `url` that started at or after `since`. */
+  entriesFor(url: string, since: number): { requestStart: number; responseEnd: number }[];
+  /** Makes room for `count` more entries (the buffer holds 250 by default). */
+  reserve(count: number): void;
+}
+
+export class StormError extends Error {}
+
+export async function startStorm(fetch: FetchLike, strategy: LabStrategy, size: number): Promise<StormReport> {
+  const response = await fetch("/api/lab/storms", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ strategy, size }),
+  });
+  const json: unknown = await response.json().catch(() => null);
+  if (response.status !== 201) throw new StormError(toProblem(json, response.status, response.statusText).detail);
+  return json as StormReport;
+}
+
+export async function fetchStormReport(fetch: FetchLike, stormId: string): Promise<StormReport> {
+  const response = await fetch(`/api/lab/storms/${encodeURIComponent(stormId)}`, { method: "GET", credentials: "same-origin" });
+  const json: unknown = await response.json().catch(() => null);
+  if (response.status !== 200) throw new StormError(toProblem(json, response.status, response.statusText).detail);
+  return json as StormReport;
+}
+
+export async function listStormReports(fetch: FetchLike): Promise<StormReport[]> {
+  const response = await fetch("/api/lab/storms", { method: "GET", credentials: "same-origin" });
+  const json: unknown = await response.json().catch(() => null);
+  if (response.status !== 200) throw new StormError(toProblem(json, response.status, response.statusText).detail);
+  return (json as { data: StormReport[] }).data;
+}
+
+/**
+ * Fires `size` copies of the request together: every fetch is started in
+ * one synchronous loop before any answer is awaited, so they overlap as far
+ * as the browser lets them. Each body is read to the end, so its timing is
+ * complete and its connection free again.
+ */
+export async function fireStorm(fetch: FetchLike, timing: StormTiming, stormId: string, request: StormRequest, size: number): Promise<StormObservation> {
+  timing.reserve(size);
+  const body = JSON.stringify(request.body);
+  const startedAt = timing.now();
+  const sends: Promise<string>[] = [];
+  for (let i = 0; i < size; i++) {
+    sends.push(
+      fetch(request.path, { method: request.method, credentials: "same-origin", headers: request.headers, body }).then(
+        async (response) => {
+          await response.text();
+          return response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true" ? `${response.status} replayed` : String(response.status);
+        },
+        () => "network error",
+      ),
+    );
+  }
+  const labels = await Promise.all(sends);
+  const durationMs = Math.round(timing.now() - startedAt);
+  const answered = labels.filter((label) => label !== "network error").length;
+  return { stormId, sent: size, statuses: countStatuses(labels), peakInFlight: await peakFromTimings(timing, request.path, startedAt, answered), durationMs };
+}
+
+export function countStatuses(labels: readonly string[]): StatusCount[] {
+  const counts = new Map<string, number>();
+  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
+  return [...counts].map(([label, count]) => ({ label, count })).sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+}
+
+/** The most intervals that hold one moment in common (an end and a start at the same instant do not overlap). */
+export function peakOverlap(intervals: readonly { start: number; end: number }[]): number {
+  const events = intervals.flatMap(({ start, end }) => [
+    { at: start, change: 1 },
+    { at: end, change: -1 },
+  ]);
+  events.sort((a, b) => a.at - b.at || a.change - b.change);
+  let current = 0;
+  let peak = 0;
+  for (const event of events) {
+    current += event.change;
+    peak = Math.max(peak, current);
+  }
+  return peak;
+}
+
+// Resource Timing entries are added a moment after a response ends: wait
+// briefly for all of them rather than count too few.
+const TIMING_WAIT_MS = 1000;
+
+async function peakFromTimings(timing: StormTiming, path: string, since: number, answered: number): Promise<number | null> {
+  const deadline = timing.now() + TIMING_WAIT_MS;
+  let entries = timing.entriesFor(path, since);
+  while (entries.length < answered && timing.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    entries = timing.entriesFor(path, since);
+  }
+  const timed = entries.filter((entry) => entry.requestStart > 0 && entry.responseEnd >= entry.requestStart);
+  if (timed.length === 0) return null;
+  return peakOverlap(timed.map((entry) => ({ start: entry.requestStart, end: entry.responseEnd })));
+}
+
+/** The browser's own clock and Resource Timing. */
+export function browserStormTiming(): StormTiming {
+  return {
+    now: () => performance.now(),
+    entriesFor(path, since) {
+      const url = new URL(path, window.location.href).href;
+      return (performance.getEntriesByName(url, "resource") as PerformanceResourceTiming[])
+        .filter((entry) => entry.startTime >= since)
+        .map((entry) => ({ requestStart: entry.requestStart, responseEnd: entry.responseEnd }));
+    },
+    reserve(count) {
+      performance.clearResourceTimings();
+      performance.setResourceTimingBufferSize(Math.max(250, count + 50));
+    },
+  };
+}

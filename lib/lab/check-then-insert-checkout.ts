@@ -1,0 +1,37 @@
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { chargeOnce, labIdempotencyKey, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
+
+/**
+ * BROKEN ON PURPOSE: the lab's "check, then insert" strategy,
+ * POST /api/lab/check-then-insert-orders.
+ *
+ * The idempotency key as it is often first written: look the key up, and if
+ * it is not there, do the work and then record the key with its response.
+ * The key table (lab_check_then_insert_keys) has no unique constraint, as in
+ * the code this copies. Under concurrency it fails in the window between the
+ * check and the insert, and the charge sits right in that window: every
+ * request that arrives before the first one has finished charging finds no
+ * key, charges, and inserts its own key row and its own order.
+ */
+export async function createCheckThenInsertOrder(request: Request): Promise<Response> {
+  return runLabCheckout(request, "check_then_insert", async (checkout) => {
+    const key = labIdempotencyKey(request);
+    if (!key.ok) return key.response;
+    const { db, accountId } = checkout;
+
+    // The check.
+    const seen = await db.labCheckThenInsertKey.findFirst({ where: { accountId, idemKey: key.key }, orderBy: { createdAt: "asc" } });
+    if (seen) return labReplay(seen);
+
+    // The window: until this request's INSERT commits, every duplicate passes the check above.
+    const charged = await chargeOnce(checkout);
+
+    // The insert, with the order. Nothing stops a second row for the same key.
+    const result = await db.$transaction(async (tx) => {
+      const response = await recordLabOutcome(tx, checkout, charged, key.key);
+      await tx.labCheckThenInsertKey.create({ data: { accountId, idemKey: key.key, responseStatus: response.status, responseBody: response.body as Prisma.InputJsonValue } });
+      return response;
+    });
+    return labResponse(result);
+  });
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import type { Database } from "@/lib/db/client";
+import { serverEnv } from "@/lib/env";
+import type { LabStorm } from "@/lib/generated/prisma/client";
+import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
+import { LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
+import { LAB_STRATEGY_INFO, stormSizesUpTo, type LabStrategy } from "@/lib/lab/strategies";
+import { tallyAtProvider, type ProviderTally } from "@/lib/ledger/provider-tally";
+import { paymentProviderKey } from "@/lib/orders/provider-key";
+import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
+import type { PaymentRecords } from "@/lib/payments/provider";
+
+/**
+ * A storm: N identical checkout requests of one purchase intent (one cart,
+ * one Idempotency-Key unless the strategy sends none) fired at one strategy
+ * at once. The server mints the intent and says exactly what to send; the
+ * browser fires it; the report counts what the storm left behind from the
+ * server's side: orders in our tables, charges in the provider's records.
+ */
+
+// One mug: every request of every storm is the same small purchase, so
+// "money taken" reads as a multiple of its price.
+export const STORM_CART = [{ sku: "mug-ceramic-350", quantity: 1 }] as const;
+const STORM_PAYMENT_METHOD = "pm_card_visa";
+
+/** What the browser sends, N times at once. */
+export interface StormRequest {
+  method: "POST";
+  path: string;
+  headers: Record<string, string>;
+  body: { cartId: string; items: { sku: string; quantity: number }[]; paymentMethod: string };
+}
+
+export interface StormReport {
+  object: "lab_storm";
+  id: string;
+  strategy: LabStrategy;
+  size: number;
+  createdAt: string;
+  idempotencyKey: string | null;
+  cartId: string;
+  request: StormRequest;
+  /** Orders written for the storm's cart, counted in our tables. */
+  orders: number;
+  /** Charges for the storm's intent, counted in the payment provider's records. */
+  provider: { available: true; charges: number; declined: number; amountCharged: number } | { available: false; detail: string };
+  currency: "usd";
+}
+
+/** The storm sizes this server allows (LAB_MAX_STORM_SIZE). */
+export function allowedStormSizes(): number[] {
+  return stormSizesUpTo(serverEnv().LAB_MAX_STORM_SIZE);
+}
+
+export async function createStorm(db: Database, accountId: string, strategy: LabStrategy, size: number): Promise<LabStorm> {
+  return db.labStorm.create({
+    data: {
+      accountId,
+      strategy,
+      size,
+      idemKey: LAB_STRATEGY_INFO[strategy].sendsKey ? randomUUID() : null,
+      cartId: `cart_${randomUUID()}`,
+    },
+  });
+}
+
+export function stormRequest(storm: Pick<LabStorm, "strategy" | "idemKey" | "cartId">): StormRequest {
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (storm.idemKey !== null) headers[IDEMPOTENCY_KEY_HEADER] = storm.idemKey;
+  return {
+    method: "POST",
+    path: LAB_STRATEGY_INFO[storm.strategy].endpoint,
+    headers,
+    body: { cartId: storm.cartId, items: STORM_CART.map((item) => ({ ...item })), paymentMethod: STORM_PAYMENT_METHOD },
+  };
+}
+
+/** The account's own storm, or undefined: another account's storm is as absent as one that never was. */
+export async function findStorm(db: Database, accountId: string, stormId: string): Promise<LabStorm | undefined> {
+  return (await db.labStorm.findFirst({ where: { id: stormId, accountId } })) ?? undefined;
+}
+
+/** The account's latest storms, newest first. */
+export async function latestStorms(db: Database, accountId: string, limit: number): Promise<LabStorm[]> {
+  return db.labStorm.findMany({ where: { accountId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit });
+}
+
+export async function reportStorm(db: Database, records: PaymentRecords, storm: LabStorm): Promise<StormReport> {
+  const [orders, tally] = await Promise.all([
+    db.order.count({ where: { accountId: storm.accountId, cartId: storm.cartId } }),
+    providerTallyOf(db, records, storm),
+  ]);
+  return {
+    object: "lab_storm",
+    id: storm.id,
+    strategy: storm.strategy,
+    size: storm.size,
+    createdAt: storm.createdAt.toISOString(),
+    idempotencyKey: storm.idemKey,
+    cartId: storm.cartId,
+    request: stormRequest(storm),
+    orders,
+    provider: tally.available ? { available: true, charges: tally.charges, declined: tally.declined, amountCharged: tally.amountCharged } : tally,
+    currency: "usd",
+  };
+}
+
+/**
+ * The storm's charges at the provider. The broken strategies tag each charge
+ * with the storm (LAB_STORM_METADATA). The real checkout is never asked to
+ * tag anything: its charges are found under its own provider key, which
+ * names the storm's key row, exactly as the ledger finds any order's.
+ */
+async function providerTallyOf(db: Database, records: PaymentRecords, storm: LabStorm): Promise<ProviderTally> {
+  if (storm.strategy !== "atomic_claim") return tallyAtProvider(records, { [LAB_STORM_METADATA]: storm.id });
+  if (storm.idemKey === null) throw new Error(`Storm ${storm.id} of the real checkout has no key`);
+  const keyRow = await db.idempotencyKey.findUnique({ where: { accountId_idemKey: { accountId: storm.accountId, idemKey: storm.idemKey } }, select: { id: true } });
+  if (!keyRow) return { available: true, charges: 0, declined: 0, amountCharged: 0, payments: [] };
+  return tallyAtProvider(records, { [PROVIDER_KEY_METADATA]: paymentProviderKey(storm.accountId, keyRow.id) });
+}
