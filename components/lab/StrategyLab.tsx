@@ -87,7 +87,7 @@ export function StrategyLab({ sizes, brokenStrategiesEnabled }: StrategyLabProps
             size={lab.size}
             run={lab.latest(strategy)}
             running={lab.running === strategy}
-            disabled={lab.running !== null || (LAB_STRATEGY_INFO[strategy].broken && !brokenStrategiesEnabled)}
+            disabled={!lab.ready || lab.running !== null || (LAB_STRATEGY_INFO[strategy].broken && !brokenStrategiesEnabled)}
             onRun={() => void lab.run(strategy)}
           />
         ))}

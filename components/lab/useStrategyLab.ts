@@ -31,6 +31,9 @@ export function useStrategyLab(sizes: readonly number[]) {
   const [runs, setRuns] = useState<LabRun[]>([]);
   const [running, setRunning] = useState<LabStrategy | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Storms start only once the earlier ones are listed, so a listing can
+  // never show a storm of this page's that is still on its way.
+  const [listed, setListed] = useState(false);
 
   useEffect(() => {
     let cancelled = false;
@@ -39,9 +42,12 @@ export function useStrategyLab(sizes: readonly number[]) {
         if (cancelled) return;
         const observations = loadObservations(sessionStorageOrUndefined());
         setRuns(reports.map((report) => ({ report, observation: observations.get(report.id) ?? null })));
+        setListed(true);
       },
-      // A browser that never paid has no account yet: nothing to list.
-      () => undefined,
+      // Nothing to show; storms can still run (each reports itself).
+      () => {
+        if (!cancelled) setListed(true);
+      },
     );
     return () => {
       cancelled = true;
@@ -49,7 +55,7 @@ export function useStrategyLab(sizes: readonly number[]) {
   }, []);
 
   async function run(strategy: LabStrategy) {
-    if (running) return;
+    if (running || !listed) return;
     setRunning(strategy);
     setError(null);
     try {
@@ -66,5 +72,5 @@ export function useStrategyLab(sizes: readonly number[]) {
   }
 
   const latest = (strategy: LabStrategy) => runs.find((one) => one.report.strategy === strategy);
-  return { size, setSize, runs, running, error, run, latest };
+  return { size, setSize, runs, running, ready: listed, error, run, latest };
 }
