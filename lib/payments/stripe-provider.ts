@@ -10,6 +10,7 @@ import {
   type ProviderCharge,
   type ProviderPayment,
 } from "@/lib/payments/provider";
+import { metadataQuery, providerCharge, providerPayment } from "@/lib/payments/stripe-records";
 
 /**
  * OncePay's payment provider through the official `stripe` SDK: against the
@@ -216,46 +217,6 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
     }
     return charges.map((charge) => providerCharge(charge, paymentIntentId));
   }
-}
-
-// Nothing in this alphabet can close the quote around a key or value and
-// start another clause (query injection); uuids and provider keys fit.
-const SEARCHABLE = /^[A-Za-z0-9:_-]+$/;
-
-/** `metadata['k']:'v' AND …`; refusing, rather than escaping, since the simulator's parser reads no escapes. */
-function metadataQuery(metadata: Record<string, string>): string {
-  const pairs = Object.entries(metadata);
-  if (pairs.length === 0) throw new Error("findPayments needs at least one metadata pair: an empty query would match every payment.");
-  for (const [key, value] of pairs) {
-    if (!SEARCHABLE.test(key) || !SEARCHABLE.test(value)) {
-      throw new Error(`Metadata to search for must be of [A-Za-z0-9:_-] (no quotes or spaces): ${JSON.stringify(key)}: ${JSON.stringify(value)}`);
-    }
-  }
-  return pairs.map(([key, value]) => `metadata['${key}']:'${value}'`).join(" AND ");
-}
-
-function providerPayment(intent: Stripe.PaymentIntent): ProviderPayment {
-  return {
-    id: intent.id,
-    status: intent.status,
-    amount: intent.amount,
-    currency: intent.currency,
-    createdAt: new Date(intent.created * 1000),
-    metadata: { ...intent.metadata },
-  };
-}
-
-function providerCharge(charge: Stripe.Charge, askedFor: string): ProviderCharge {
-  const intent = charge.payment_intent;
-  return {
-    id: charge.id,
-    paymentIntentId: (typeof intent === "string" ? intent : intent?.id) ?? askedFor,
-    status: charge.status,
-    amount: charge.amount,
-    currency: charge.currency,
-    failureCode: charge.failure_code ?? null,
-    createdAt: new Date(charge.created * 1000),
-  };
 }
 
 function messageOf(error: unknown): string {
