@@ -39,6 +39,8 @@ test("ledger: my orders, newest first, each with its key and the provider's one 
 
   await page.getByTestId("see-orders").click();
   await expect(page).toHaveURL(/\/orders$/);
+  // Read the rows only once the ledger is on screen (the link navigates client-side).
+  await expect(page.getByTestId("ledger-row")).toHaveCount(2);
   const rows = await ledgerRows(page);
   expect(rows).toEqual([
     { orderId: second.orderId, source: "checkout", key: second.key, charges: "1" },
@@ -85,9 +87,11 @@ test("ledger: pages of orders follow each other without a gap or a repeat", asyn
   expect((await ordersOf(await accountIdOf(context))).map((order) => order.id)).toEqual(made);
 
   await page.goto("/orders?limit=2");
+  await expect(page.getByTestId("ledger-row")).toHaveCount(2);
   const firstPage = (await ledgerRows(page)).map((row) => row.orderId);
   await page.getByTestId("older-orders").click();
   await expect(page).toHaveURL(/starting_after=/);
+  await expect(page.getByTestId("ledger-row")).toHaveCount(1);
   const secondPage = (await ledgerRows(page)).map((row) => row.orderId);
   await expect(page.getByTestId("older-orders")).toHaveCount(0);
   expect([...firstPage, ...secondPage]).toEqual([...made].reverse());
@@ -100,8 +104,9 @@ test("ledger: the lab's broken orders are marked, and their extra charges said l
   await expect(page.getByTestId("lab-row-no_key")).not.toHaveAttribute("data-storm-id", "", { timeout: 30_000 });
 
   await page.getByRole("link", { name: "Orders", exact: true }).click();
+  await expect(page).toHaveURL(/\/orders$/);
+  await expect(page.getByTestId("ledger-row")).toHaveCount(2);
   const rows = await ledgerRows(page);
-  expect(rows).toHaveLength(2);
   expect(rows.every((row) => row.source === "lab_no_key" && row.key === null && row.charges === "2")).toBe(true);
   await expect(page.getByTestId("ledger-lab").first()).toContainText("No key (broken on purpose), a storm of 2");
   await expect(page.getByTestId("ledger-charges").first()).toContainText("2 charges at the provider");
