@@ -108,7 +108,8 @@ function OrderRow({ row }: { row: LedgerRow }) {
             <KeyIcon width={14} height={14} /> Idempotency-Key
           </span>{" "}
           {order.idempotencyKey === null ? (
-            <span className="font-medium text-berry">none sent</span>
+            // A checkout order always had a key; one paid before orders kept it, and whose key row has since been reaped, no longer says which.
+            lab ? <span className="font-medium text-berry">none sent</span> : <span>not kept (an order older than the ledger)</span>
           ) : lab ? (
             <code className="break-all font-mono text-espresso" data-testid="ledger-key">{order.idempotencyKey}</code>
           ) : (
