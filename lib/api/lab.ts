@@ -6,7 +6,7 @@ import { problemResponse, problemType } from "@/lib/http/problem";
 import { readJsonBody } from "@/lib/http/request-body";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { isUuid } from "@/lib/http/uuid";
-import { allowedStormSizes, createStorm, findStorm, latestStorms, reportStorm } from "@/lib/lab/storms";
+import { allowedStormSizes, createStorm, findStorm, latestStorms, reportStorm, unfiredStormReport } from "@/lib/lab/storms";
 import { LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
 import { getServices } from "@/lib/services";
 
@@ -28,7 +28,7 @@ const newStormSchema = z.object({
 
 /** POST /api/lab/storms {strategy, size} */
 export async function startStorm(request: Request): Promise<Response> {
-  const { db, paymentProvider } = getServices();
+  const { db } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   const read = await readJsonBody(request);
@@ -48,8 +48,7 @@ export async function startStorm(request: Request): Promise<Response> {
     return demoFaultsDisabledResponse(`This server was started without DEMO_FAULTS=on, so the lab's broken strategies are switched off; "${LAB_STRATEGY_INFO.atomic_claim.name}" still runs.`);
   }
   const storm = await createStorm(db, auth.caller.accountId, strategy, size);
-  const report = await reportStorm(db, paymentProvider, storm);
-  return jsonResponse(201, report, { ...PRIVATE, Location: `/api/lab/storms/${storm.id}` });
+  return jsonResponse(201, unfiredStormReport(storm), { ...PRIVATE, Location: `/api/lab/storms/${storm.id}` });
 }
 
 /** GET /api/lab/storms: the latest storms, newest first, each with its report. */

@@ -90,6 +90,15 @@ export async function reportStorm(db: Database, records: PaymentRecords, storm: 
     db.order.count({ where: { accountId: storm.accountId, cartId: storm.cartId } }),
     providerTallyOf(db, records, storm),
   ]);
+  return reportOf(storm, orders, tally.available ? { available: true, charges: tally.charges, declined: tally.declined, amountCharged: tally.amountCharged } : tally);
+}
+
+/** A storm just recorded: its cart and its id are new, so nothing can have been ordered or charged under them yet. */
+export function unfiredStormReport(storm: LabStorm): StormReport {
+  return reportOf(storm, 0, { available: true, charges: 0, declined: 0, amountCharged: 0 });
+}
+
+function reportOf(storm: LabStorm, orders: number, provider: StormReport["provider"]): StormReport {
   return {
     object: "lab_storm",
     id: storm.id,
@@ -100,7 +109,7 @@ export async function reportStorm(db: Database, records: PaymentRecords, storm: 
     cartId: storm.cartId,
     request: stormRequest(storm),
     orders,
-    provider: tally.available ? { available: true, charges: tally.charges, declined: tally.declined, amountCharged: tally.amountCharged } : tally,
+    provider,
     currency: "usd",
   };
 }
