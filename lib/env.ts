@@ -48,6 +48,16 @@ const serverEnvSchema = z.object({
   // up to it). The launcher makes it 50 on the embedded database, where every
   // statement waits for the one before and a storm of 200 only takes long.
   LAB_MAX_STORM_SIZE: z.coerce.number().int().min(2).max(1000).default(200),
+  // The key stores of the designs the lab copies: unset, the app starts its
+  // own on first use (dynalite; Debian's redis-server). Set, the same code
+  // talks to that DynamoDB (AWS credentials and region from the SDK's usual
+  // chain) or Redis.
+  LAB_DYNAMODB_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  LAB_REDIS_URL: z.string().regex(/^rediss?:\/\//, "LAB_REDIS_URL must be a redis:// or rediss:// URL").optional(),
+  // How long the copied designs keep a key, and so how long a key left
+  // IN_PROGRESS by a crash blocks its retries: 24 h in the guides they come
+  // from, 20 s in the lab so that what follows shows in seconds.
+  LAB_KEY_EXPIRY_SECONDS: z.coerce.number().int().min(5).max(86_400).default(20),
 });
 
 export type ServerEnv = z.infer<typeof serverEnvSchema>;

@@ -72,6 +72,9 @@ const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT)
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
     DEMO_FAULTS: demoFaults,
+    // The AWS SDK (the lab's DynamoDB) warns once that its releases after
+    // January 2027 need Node 22; ours is pinned and runs on Node 20.19+.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),
     ...payments.env,
     [LAUNCHER_PID_ENV]: String(process.pid),
