@@ -10,12 +10,12 @@ export const metadata: Metadata = { title: "Strategy lab · OncePay Coffee Suppl
 // Per request: the page carries its CSP nonce and, on a first visit, a session (proxy.ts).
 export default async function LabPage() {
   await connection();
-  const { sizes, brokenStrategiesEnabled } = labPageConfig();
+  const config = labPageConfig();
   return (
     <>
       <SiteHeader current="lab" skipTo={{ href: "#lab", label: "Skip to the lab" }} />
       <main id="lab">
-        <StrategyLab sizes={sizes} brokenStrategiesEnabled={brokenStrategiesEnabled} />
+        <StrategyLab {...config} />
       </main>
       <SiteFooter />
     </>

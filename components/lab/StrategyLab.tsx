@@ -1,17 +1,21 @@
 "use client";
 
 import { explainStorm } from "@/lib/lab/explain";
-import { LAB_STRATEGIES, LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
+import { isLabOnly, LAB_STRATEGIES, LAB_STRATEGY_INFO, type LabStrategy, type StrategyKind } from "@/lib/lab/strategies";
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
+import { CrashScenario } from "./CrashScenario";
 import { StormHistory } from "./StormHistory";
 import { useStrategyLab, type LabRun } from "./useStrategyLab";
 
 interface StrategyLabProps {
   /** The storm sizes this server allows. */
   sizes: readonly number[];
-  /** Whether the server runs the broken strategies (DEMO_FAULTS=on); the real one always runs. */
+  /** Whether the server runs the lab's own strategies (DEMO_FAULTS=on); the real one always runs. */
   brokenStrategiesEnabled: boolean;
+  /** How long the copied designs keep a key (LAB_KEY_EXPIRY_SECONDS), and OncePay's lease. */
+  keyExpirySeconds: number;
+  leaseSeconds: number;
 }
 
 /**
@@ -19,7 +23,7 @@ interface StrategyLabProps {
  * fired at one strategy, and a row per strategy with what its latest storm
  * did, counted by the server: orders in our tables, charges at the provider.
  */
-export function StrategyLab({ sizes, brokenStrategiesEnabled }: StrategyLabProps) {
+export function StrategyLab({ sizes, brokenStrategiesEnabled, keyExpirySeconds, leaseSeconds }: StrategyLabProps) {
   const lab = useStrategyLab(sizes);
 
   return (
@@ -33,9 +37,10 @@ export function StrategyLab({ sizes, brokenStrategiesEnabled }: StrategyLabProps
         </h1>
         <p className="mt-3 text-base leading-relaxed text-mocha">
           Each storm sends the same checkout (one Stoneware Mug, {formatMoney(1800)}, one cart and one Idempotency-Key) many times
-          together, to one of four server-side strategies. They share the pricing, the payment provider and the order
-          writing; they differ only in how they use the key. The counts come from the server: orders from our tables,
-          charges from the payment provider&apos;s own records.
+          together, to one of seven server-side strategies: three broken on purpose, three designs the common guides
+          teach, and OncePay&apos;s. They share the pricing, the payment provider and the order writing; they differ only
+          in how they use the key. The counts come from the server: orders from our tables, charges from the payment
+          provider&apos;s own records.
         </p>
       </section>
 
@@ -67,7 +72,7 @@ export function StrategyLab({ sizes, brokenStrategiesEnabled }: StrategyLabProps
         <p className="mt-4 flex gap-2 rounded-xl bg-berry-soft px-3.5 py-2.5 text-sm text-espresso" data-testid="lab-broken-disabled">
           <AlertIcon width={18} height={18} className="mt-px shrink-0 text-berry" />
           <span>
-            <strong className="font-semibold">The broken strategies are switched off here.</strong> This server runs without{" "}
+            <strong className="font-semibold">The lab&apos;s own strategies are switched off here.</strong> This server runs without{" "}
             <code className="font-mono text-xs">DEMO_FAULTS=on</code>, so they answer 403; OncePay&apos;s own still runs.
           </span>
         </p>
@@ -87,13 +92,23 @@ export function StrategyLab({ sizes, brokenStrategiesEnabled }: StrategyLabProps
             size={lab.size}
             run={lab.latest(strategy)}
             running={lab.running === strategy}
-            disabled={!lab.ready || lab.running !== null || (LAB_STRATEGY_INFO[strategy].broken && !brokenStrategiesEnabled)}
+            disabled={!lab.ready || lab.running !== null || (isLabOnly(strategy) && !brokenStrategiesEnabled)}
             onRun={() => void lab.run(strategy)}
           />
         ))}
       </ol>
 
-      <StormHistory runs={lab.runs} />
+      <CrashScenario
+        crashes={lab.latestCrash}
+        crashing={lab.crashing}
+        ready={lab.ready}
+        enabled={(strategy) => !isLabOnly(strategy) || brokenStrategiesEnabled}
+        onCrash={(strategy) => void lab.crash(strategy)}
+        keyExpirySeconds={keyExpirySeconds}
+        leaseSeconds={leaseSeconds}
+      />
+
+      <StormHistory reports={[...lab.runs, ...lab.crashes].map((run) => run.report)} />
     </div>
   );
 }
@@ -110,11 +125,7 @@ function StrategyRow({ strategy, size, run, running, disabled, onRun }: { strate
       <div>
         <div className="flex flex-wrap items-center gap-2">
           <h2 className="font-display text-xl font-semibold text-espresso">{info.name}</h2>
-          <span
-            className={`rounded-full px-2 py-0.5 text-[0.6875rem] font-semibold uppercase tracking-wide ${info.broken ? "bg-berry-soft text-berry" : "bg-sage-soft text-sage"}`}
-          >
-            {info.broken ? "Broken on purpose" : "The real one"}
-          </span>
+          <span className={`rounded-full px-2 py-0.5 text-[0.6875rem] font-semibold uppercase tracking-wide ${KIND_BADGE[info.kind].tone}`}>{KIND_BADGE[info.kind].label}</span>
         </div>
         <p className="mt-1.5 text-sm leading-relaxed text-mocha">{info.how}</p>
         <button
@@ -122,7 +133,7 @@ function StrategyRow({ strategy, size, run, running, disabled, onRun }: { strate
           onClick={onRun}
           disabled={disabled}
           className={`mt-4 inline-flex w-full items-center justify-center gap-2 rounded-xl px-4 py-2.5 text-sm font-semibold text-cream shadow-sm transition-colors active:translate-y-px disabled:cursor-not-allowed disabled:bg-latte disabled:text-espresso disabled:shadow-none sm:w-auto ${
-            info.broken ? "bg-berry hover:bg-espresso" : "bg-roast hover:bg-espresso"
+            info.kind === "broken" ? "bg-berry hover:bg-espresso" : "bg-roast hover:bg-espresso"
           }`}
           data-testid={`lab-run-${strategy}`}
         >
@@ -136,6 +147,12 @@ function StrategyRow({ strategy, size, run, running, disabled, onRun }: { strate
     </li>
   );
 }
+
+const KIND_BADGE: Record<StrategyKind, { label: string; tone: string }> = {
+  broken: { label: "Broken on purpose", tone: "bg-berry-soft text-berry" },
+  copied: { label: "A common design", tone: "bg-honey/40 text-roast" },
+  real: { label: "The real one", tone: "bg-sage-soft text-sage" },
+};
 
 function StormNumbers({ run }: { run: LabRun }) {
   const { report, observation } = run;

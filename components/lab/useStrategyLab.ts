@@ -1,14 +1,21 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { loadObservations, saveObservation } from "@/lib/client/lab-observations";
-import { browserStormTiming, fetchStormReport, fireStorm, listStormReports, startStorm, type StormObservation, type StormReport } from "@/lib/client/lab-storm";
+import { runCrashScenario, type CrashAttempt, type CrashObservation } from "@/lib/client/lab-crash";
+import { isCrashObservation, isStormObservation, loadObservations, saveObservation } from "@/lib/client/lab-observations";
+import { browserStormTiming, fetchStormReport, fireStorm, listStormReports, startLabRun, type StormObservation, type StormReport } from "@/lib/client/lab-storm";
 import type { LabStrategy } from "@/lib/lab/strategies";
 
 /** One storm as the page shows it: the server's report, and what this browser saw of it (if it fired it). */
 export interface LabRun {
   report: StormReport;
   observation: StormObservation | null;
+}
+
+/** One crash scenario: the server's report, and the retries this browser sent (if it ran it). */
+export interface CrashRun {
+  report: StormReport;
+  observation: CrashObservation | null;
 }
 
 function sessionStorageOrUndefined(): Storage | undefined {
@@ -20,19 +27,26 @@ function sessionStorageOrUndefined(): Storage | undefined {
 }
 
 const fetchFromPage = (input: string, init: RequestInit) => window.fetch(input, init);
+const crashDeps = { fetch: fetchFromPage, now: () => performance.now(), sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
+
+const newestFirst = <T extends { report: StormReport }>(runs: T[]) => [...runs].sort((a, b) => b.report.createdAt.localeCompare(a.report.createdAt));
 
 /**
- * The lab page's state: the storm size, the storm running now, and every
- * storm this browser's account has fired, newest first (from the server,
- * so a reload keeps them), with what the browser saw of each.
+ * The lab page's state: the storm size, the runs going on now, and every
+ * storm and crash scenario this browser's account has run, newest first
+ * (from the server, so a reload keeps them), with what the browser saw of
+ * each.
  */
 export function useStrategyLab(sizes: readonly number[]) {
   const [size, setSize] = useState(sizes.includes(10) ? 10 : sizes[0]!);
   const [runs, setRuns] = useState<LabRun[]>([]);
+  const [crashes, setCrashes] = useState<CrashRun[]>([]);
   const [running, setRunning] = useState<LabStrategy | null>(null);
+  // Crash scenarios run side by side, each for as long as its key stays in progress.
+  const [crashing, setCrashing] = useState<Partial<Record<LabStrategy, CrashAttempt[]>>>({});
   const [error, setError] = useState<string | null>(null);
-  // Storms start only once the earlier ones are listed, so a listing can
-  // never show a storm of this page's that is still on its way.
+  // Runs start only once the earlier ones are listed, so a listing can
+  // never show one of this page's runs that is still on its way.
   const [listed, setListed] = useState(false);
 
   useEffect(() => {
@@ -41,10 +55,12 @@ export function useStrategyLab(sizes: readonly number[]) {
       (reports) => {
         if (cancelled) return;
         const observations = loadObservations(sessionStorageOrUndefined());
-        setRuns(reports.map((report) => ({ report, observation: observations.get(report.id) ?? null })));
+        const seen = (report: StormReport) => observations.get(report.id);
+        setRuns(reports.filter((report) => report.kind === "storm").map((report) => ({ report, observation: isStormObservation(seen(report)) ? (seen(report) as StormObservation) : null })));
+        setCrashes(reports.filter((report) => report.kind === "crash").map((report) => ({ report, observation: isCrashObservation(seen(report)) ? (seen(report) as CrashObservation) : null })));
         setListed(true);
       },
-      // Nothing to show; storms can still run (each reports itself).
+      // Nothing to show; runs can still start (each reports itself).
       () => {
         if (!cancelled) setListed(true);
       },
@@ -59,11 +75,11 @@ export function useStrategyLab(sizes: readonly number[]) {
     setRunning(strategy);
     setError(null);
     try {
-      const storm = await startStorm(fetchFromPage, strategy, size);
+      const storm = await startLabRun(fetchFromPage, { strategy, size });
       const observation = await fireStorm(fetchFromPage, browserStormTiming(), storm.id, storm.request, size);
       saveObservation(sessionStorageOrUndefined(), observation);
       const report = await fetchStormReport(fetchFromPage, storm.id);
-      setRuns((current) => [{ report, observation }, ...current.filter((old) => old.report.id !== report.id)]);
+      setRuns((current) => newestFirst([{ report, observation }, ...current.filter((old) => old.report.id !== report.id)]));
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
@@ -71,6 +87,31 @@ export function useStrategyLab(sizes: readonly number[]) {
     }
   }
 
+  async function crash(strategy: LabStrategy) {
+    if (!listed || crashing[strategy]) return;
+    setCrashing((current) => ({ ...current, [strategy]: [] }));
+    setError(null);
+    try {
+      const started = await startLabRun(fetchFromPage, { strategy, kind: "crash" });
+      if (!started.crash) throw new Error("The server started a storm, not a crash scenario");
+      const observation = await runCrashScenario(crashDeps, { stormId: started.id, request: started.request, crash: started.crash }, (attempts) =>
+        setCrashing((current) => ({ ...current, [strategy]: attempts })),
+      );
+      saveObservation(sessionStorageOrUndefined(), observation);
+      const report = await fetchStormReport(fetchFromPage, started.id);
+      setCrashes((current) => newestFirst([{ report, observation }, ...current.filter((old) => old.report.id !== report.id)]));
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setCrashing((current) => {
+        const others = { ...current };
+        delete others[strategy];
+        return others;
+      });
+    }
+  }
+
   const latest = (strategy: LabStrategy) => runs.find((one) => one.report.strategy === strategy);
-  return { size, setSize, runs, running, ready: listed, error, run, latest };
+  const latestCrash = (strategy: LabStrategy) => crashes.find((one) => one.report.strategy === strategy);
+  return { size, setSize, runs, crashes, running, crashing, ready: listed, error, run, crash, latest, latestCrash };
 }

@@ -53,6 +53,9 @@ describe("a server with DEMO_FAULTS=off", () => {
     ["/api/lab/unsafe-orders", "No key"],
     ["/api/lab/check-then-insert-orders", "Check, then insert"],
     ["/api/lab/claim-after-charge-orders", "Claim after the charge"],
+    ["/api/lab/dynamodb-orders", "Separate key store (DynamoDB)"],
+    ["/api/lab/redis-orders", "Separate key store (Redis)"],
+    ["/api/lab/powertools-orders", "Powertools (DynamoDB)"],
   ])("refuses the lab's broken strategy at %s with the same 403, before charging anything", async (path, name) => {
     const account = await createAccount(server.baseUrl);
     const chargesBefore = await chargesAtProvider();
@@ -70,7 +73,7 @@ describe("a server with DEMO_FAULTS=off", () => {
     expect(await chargesAtProvider()).toBe(chargesBefore);
   });
 
-  it("starts no storm of a broken strategy, but still one of the real checkout", async () => {
+  it("starts no storm of the lab's own strategies and no crash scenario, but still a storm of the real checkout", async () => {
     const account = await createAccount(server.baseUrl);
     const start = (strategy: string) =>
       fetch(`${server.baseUrl}/api/lab/storms`, {
@@ -79,11 +82,18 @@ describe("a server with DEMO_FAULTS=off", () => {
         body: JSON.stringify({ strategy, size: 10 }),
       });
 
-    for (const strategy of ["no_key", "check_then_insert", "claim_after_charge"]) {
+    for (const strategy of ["no_key", "check_then_insert", "claim_after_charge", "dynamodb_key_store", "redis_key_store", "powertools"]) {
       const refused = await start(strategy);
       expect(refused.status).toBe(403);
       expect(await refused.json()).toMatchObject(demoFaultsDisabled);
     }
+    const crash = await fetch(`${server.baseUrl}/api/lab/storms`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ strategy: "atomic_claim", kind: "crash" }),
+    });
+    expect(crash.status).toBe(403);
+    expect(await crash.json()).toMatchObject({ ...demoFaultsDisabled, detail: expect.stringContaining("crash scenario") });
     const real = await start("atomic_claim");
     expect(real.status).toBe(201);
     expect(await real.json()).toMatchObject({ strategy: "atomic_claim", size: 10, request: { path: "/api/orders" } });

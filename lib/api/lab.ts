@@ -7,7 +7,7 @@ import { readJsonBody } from "@/lib/http/request-body";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { isUuid } from "@/lib/http/uuid";
 import { allowedStormSizes, createStorm, findStorm, latestStorms, reportStorm, unfiredStormReport } from "@/lib/lab/storms";
-import { LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
+import { isLabOnly, LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
 import { getServices } from "@/lib/services";
 
 /**
@@ -21,33 +21,39 @@ const PRIVATE = { "Cache-Control": "private, no-store" };
 // The lab page shows a row per strategy and a short history.
 const LISTED_STORMS = 20;
 
-const newStormSchema = z.object({
-  strategy: z.enum(LAB_STRATEGIES, { error: `strategy must be one of: ${LAB_STRATEGIES.join(", ")}` }),
-  size: z.number().int("size must be a whole number"),
-});
+const newRunSchema = z
+  .object({
+    strategy: z.enum(LAB_STRATEGIES, { error: `strategy must be one of: ${LAB_STRATEGIES.join(", ")}` }),
+    kind: z.enum(["storm", "crash"], { error: "kind must be storm (the default) or crash" }).default("storm"),
+    size: z.number().int("size must be a whole number").optional(),
+  })
+  .refine((run) => run.kind === "crash" || run.size !== undefined, { path: ["size"], message: "a storm needs a size" });
 
-/** POST /api/lab/storms {strategy, size} */
+/** POST /api/lab/storms {strategy, size} (a storm) or {strategy, kind: "crash"} (the crash scenario) */
 export async function startStorm(request: Request): Promise<Response> {
   const { db } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
-  const parsed = newStormSchema.safeParse(read.json);
+  const parsed = newRunSchema.safeParse(read.json);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
     return requestProblemResponse("invalid-body", errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; "), errors);
   }
-  const { strategy, size } = parsed.data;
+  const { strategy, kind, size } = parsed.data;
   const sizes = allowedStormSizes();
-  if (!sizes.includes(size)) {
+  if (kind === "storm" && !sizes.includes(size!)) {
     const detail = `size must be one of ${sizes.join(", ")} on this server.`;
     return requestProblemResponse("invalid-body", detail, [{ path: "size", message: detail }]);
   }
-  if (LAB_STRATEGY_INFO[strategy].broken && !demoFaultsEnabled()) {
-    return demoFaultsDisabledResponse(`This server was started without DEMO_FAULTS=on, so the lab's broken strategies are switched off; "${LAB_STRATEGY_INFO.atomic_claim.name}" still runs.`);
+  if (isLabOnly(strategy) && !demoFaultsEnabled()) {
+    return demoFaultsDisabledResponse(`This server was started without DEMO_FAULTS=on, so the lab's own strategies are switched off; "${LAB_STRATEGY_INFO.atomic_claim.name}" still runs.`);
   }
-  const storm = await createStorm(db, auth.caller.accountId, strategy, size);
+  if (kind === "crash" && !demoFaultsEnabled()) {
+    return demoFaultsDisabledResponse("This server was started without DEMO_FAULTS=on, so nothing can be made to crash: the crash scenario is switched off.");
+  }
+  const storm = await createStorm(db, auth.caller.accountId, strategy, kind === "storm" ? { kind, size: size! } : { kind });
   return jsonResponse(201, unfiredStormReport(storm), { ...PRIVATE, Location: `/api/lab/storms/${storm.id}` });
 }
 

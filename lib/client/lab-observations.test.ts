@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadObservations, saveObservation } from "@/lib/client/lab-observations";
+import { isCrashObservation, isStormObservation, loadObservations, saveObservation } from "@/lib/client/lab-observations";
 import type { StormObservation } from "@/lib/client/lab-storm";
 import { MemoryStorage } from "@/lib/testing/browser";
 
@@ -32,5 +32,17 @@ describe("the lab's observations in sessionStorage", () => {
     storage.failWrites = true;
     expect(() => saveObservation(storage, observation("x"))).not.toThrow();
     expect(loadObservations(undefined).size).toBe(0);
+  });
+});
+
+describe("a crash scenario's observation", () => {
+  it("is kept beside the storms', and told apart from them", () => {
+    const storage = new MemoryStorage();
+    saveObservation(storage, observation("storm"));
+    saveObservation(storage, { stormId: "crash", attempts: [{ atMs: 0, label: "network error" }, { atMs: 40, label: "409" }] });
+    const kept = loadObservations(storage);
+    expect(isStormObservation(kept.get("storm"))).toBe(true);
+    expect(isCrashObservation(kept.get("crash"))).toBe(true);
+    expect(isCrashObservation(kept.get("storm"))).toBe(false);
   });
 });

@@ -46,12 +46,13 @@ export interface StormTiming {
 
 export class StormError extends Error {}
 
-export async function startStorm(fetch: FetchLike, strategy: LabStrategy, size: number): Promise<StormReport> {
+/** Starts a storm ({strategy, size}) or a crash scenario ({strategy, kind: "crash"}): the server mints its intent and says what to send. */
+export async function startLabRun(fetch: FetchLike, run: { strategy: LabStrategy; size: number } | { strategy: LabStrategy; kind: "crash" }): Promise<StormReport> {
   const response = await fetch("/api/lab/storms", {
     method: "POST",
     credentials: "same-origin",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ strategy, size }),
+    body: JSON.stringify(run),
   });
   const json: unknown = await response.json().catch(() => null);
   if (response.status !== 201) throw new StormError(toProblem(json, response.status, response.statusText).detail);
@@ -85,19 +86,27 @@ export async function fireStorm(fetch: FetchLike, timing: StormTiming, stormId: 
   const sends: Promise<string>[] = [];
   for (let i = 0; i < size; i++) {
     sends.push(
-      fetch(request.path, { method: request.method, credentials: "same-origin", headers: request.headers, body }).then(
-        async (response) => {
-          await response.text();
-          return response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true" ? `${response.status} replayed` : String(response.status);
-        },
-        () => "network error",
-      ),
+      fetch(request.path, { method: request.method, credentials: "same-origin", headers: request.headers, body }).then(labelOf, () => "network error"),
     );
   }
   const labels = await Promise.all(sends);
   const durationMs = Math.round(timing.now() - startedAt);
   const answered = labels.filter((label) => label !== "network error").length;
   return { stormId, sent: size, statuses: countStatuses(labels), peakInFlight: await peakFromTimings(timing, request.path, startedAt, answered), durationMs };
+}
+
+/**
+ * An answer as the lab shows it: its status, marked when it is a replay.
+ * The body is read to the end, so the request's timing is complete and its
+ * connection free; a body that breaks off is no answer ("network error").
+ */
+export async function labelOf(response: Response): Promise<string> {
+  try {
+    await response.text();
+  } catch {
+    return "network error";
+  }
+  return response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true" ? `${response.status} replayed` : String(response.status);
 }
 
 export function countStatuses(labels: readonly string[]): StatusCount[] {

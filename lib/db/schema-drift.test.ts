@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { migrate } from "@/lib/db/migrate";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { AccountKind, KeyState, LabStrategy, OrderSource, OrderStatus, PaymentStatus, RecoveryPoint } from "@/lib/generated/prisma/enums";
+import { AccountKind, KeyState, LabRunKind, LabStrategy, OrderSource, OrderStatus, PaymentStatus, RecoveryPoint } from "@/lib/generated/prisma/enums";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
 import { readPrismaSchema } from "@/lib/testing/prisma-schema";
 
@@ -155,8 +155,10 @@ describe("schema.prisma and the SQL migrations", () => {
       }
 
       for (const strategy of Object.values(LabStrategy)) {
-        const storm = await client.labStorm.create({ data: { accountId: account.id, strategy, size: 10, idemKey: strategy === "no_key" ? null : `storm-${strategy}`, cartId: `cart_${strategy}` } });
-        expect(await client.labStorm.findUniqueOrThrow({ where: { id: storm.id } })).toEqual(storm);
+        for (const kind of Object.values(LabRunKind)) {
+          const storm = await client.labStorm.create({ data: { accountId: account.id, strategy, kind, size: 10, idemKey: strategy === "no_key" ? null : `storm-${strategy}`, cartId: `cart_${strategy}_${kind}` } });
+          expect(await client.labStorm.findUniqueOrThrow({ where: { id: storm.id } })).toEqual(storm);
+        }
       }
       const labKey = { accountId: account.id, idemKey: "lab-key", responseStatus: 201, responseBody: { id: "order" } };
       const unconstrained = [await client.labCheckThenInsertKey.create({ data: labKey }), await client.labCheckThenInsertKey.create({ data: labKey })];

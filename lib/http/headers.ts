@@ -17,3 +17,5 @@ export const RETRY_AFTER_HEADER = "Retry-After";
 export const WWW_AUTHENTICATE_HEADER = "WWW-Authenticate";
 /** Asks the server to fail at one point on purpose (tests and demos, with demo faults on). */
 export const FAULT_HEADER = "OncePay-Fault";
+/** The strategy lab's crash scenario: stop this request for good at a named point (lab strategies only, demo faults on). */
+export const LAB_CRASH_HEADER = "OncePay-Lab-Crash";

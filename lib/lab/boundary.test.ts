@@ -25,13 +25,15 @@ describe("lib/lab's import boundary", () => {
     expect(messages[0]).toContain("must share no code path with the idempotency layer");
   });
 
-  it("allows what the lab shares on purpose: pricing, order writing, the provider and lib/http", async () => {
+  it("allows what the lab shares on purpose (pricing, order writing, the provider, lib/http) and the copied designs' own libraries", async () => {
     const source = [
       'import { parseCheckoutRequest } from "@/lib/orders/cart";',
       'import { recordPaidOrder } from "@/lib/orders/record";',
       'import { getServices } from "@/lib/services";',
       'import { jsonResponse } from "@/lib/http/json";',
-      "export const used = [parseCheckoutRequest, recordPaidOrder, getServices, jsonResponse];",
+      'import { makeIdempotent } from "@aws-lambda-powertools/idempotency";',
+      'import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";',
+      "export const used = [parseCheckoutRequest, recordPaidOrder, getServices, jsonResponse, makeIdempotent, DynamoDBPersistenceLayer];",
       "",
     ].join("\n");
     expect(await restrictedImportsIn("lib/lab/example.ts", source)).toEqual([]);

@@ -25,6 +25,7 @@ export async function createCheckThenInsertOrder(request: Request): Promise<Resp
 
     // The window: until this request's INSERT commits, every duplicate passes the check above.
     const charged = await chargeOnce(checkout);
+    await checkout.crashPoint("after-charge");
 
     // The insert, with the order. Nothing stops a second row for the same key.
     const result = await db.$transaction(async (tx) => {

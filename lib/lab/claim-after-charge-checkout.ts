@@ -26,6 +26,7 @@ export async function createClaimAfterChargeOrder(request: Request): Promise<Res
 
     // The charge, before the claim.
     const charged = await chargeOnce(checkout);
+    await checkout.crashPoint("after-charge");
 
     try {
       const result = await db.$transaction(async (tx) => {

@@ -2,16 +2,19 @@ import { randomUUID } from "node:crypto";
 import { authenticate } from "@/lib/auth/accounts";
 import type { Database, Transaction } from "@/lib/db/client";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "@/lib/http/headers";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, LAB_CRASH_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
 import { jsonResponse } from "@/lib/http/json";
+import { lostResponse } from "@/lib/http/lost-response";
 import { PROBLEM_CONTENT_TYPE, problemResponse, problemType } from "@/lib/http/problem";
 import { readJsonBody } from "@/lib/http/request-body";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
 import { recordDecline, recordPaidOrder } from "@/lib/orders/record";
 import type { ChargeResult, PaymentProvider } from "@/lib/payments/provider";
+import { log } from "@/lib/log";
 import { getServices } from "@/lib/services";
 import { LAB_PROVIDER_KEY_PREFIX, LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
+import { LabKeyStoreUnavailable } from "@/lib/lab/key-stores/connections";
 import { LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
 
 /**
@@ -24,7 +27,7 @@ import { LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
  * strategy must fail for want of a correct key protocol, not because it
  * borrowed half of one.
  */
-export type BrokenStrategy = Exclude<LabStrategy, "atomic_claim">;
+export type LabOnlyStrategy = Exclude<LabStrategy, "atomic_claim">;
 
 /** What the checkout's order writing answers: the status, headers and body to send (and, under a key, to store). */
 export type LabResult = Awaited<ReturnType<typeof recordPaidOrder>>;
@@ -32,14 +35,24 @@ export type LabResult = Awaited<ReturnType<typeof recordPaidOrder>>;
 export interface LabCheckout {
   db: Database;
   provider: PaymentProvider;
-  strategy: BrokenStrategy;
+  strategy: LabOnlyStrategy;
   accountId: string;
   cart: PricedCart;
   /** The storm this request belongs to, when it carries a storm's cart: its charges are tagged with it. */
   stormId: string | null;
+  /**
+   * Where the lab's crash scenario may stop this request for good: with
+   * `OncePay-Lab-Crash: after-charge` it never returns, so none of the
+   * strategy's own error handling or cleanup runs (as when a process dies),
+   * and the client sees the connection drop. Otherwise it does nothing.
+   */
+  crashPoint(point: LabCrashPoint): Promise<void>;
 }
 
-export async function runLabCheckout(request: Request, strategy: BrokenStrategy, run: (checkout: LabCheckout) => Promise<Response>): Promise<Response> {
+/** Where the crash scenario stops a request: the charge is made, nothing after it is. */
+export type LabCrashPoint = "after-charge";
+
+export async function runLabCheckout(request: Request, strategy: LabOnlyStrategy, run: (checkout: LabCheckout) => Promise<Response>): Promise<Response> {
   const { db, paymentProvider } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
@@ -55,7 +68,32 @@ export async function runLabCheckout(request: Request, strategy: BrokenStrategy,
 
   const accountId = auth.caller.accountId;
   const storm = await db.labStorm.findUnique({ where: { accountId_cartId: { accountId, cartId: parsed.body.cartId } }, select: { id: true, strategy: true } });
-  return run({ db, provider: paymentProvider, strategy, accountId, cart: parsed.body, stormId: storm?.strategy === strategy ? storm.id : null });
+  const crashAt = request.headers.get(LAB_CRASH_HEADER);
+  let crashed: (response: Response) => void = () => undefined;
+  const crash = new Promise<Response>((resolve) => (crashed = resolve));
+  const checkout: LabCheckout = {
+    db,
+    provider: paymentProvider,
+    strategy,
+    accountId,
+    cart: parsed.body,
+    stormId: storm?.strategy === strategy ? storm.id : null,
+    async crashPoint(point) {
+      if (crashAt !== point) return;
+      log.warn("lab.crash", { strategy, point });
+      crashed(lostResponse());
+      // This request's code stops here for good; the rest of the server runs on.
+      await new Promise<never>(() => undefined);
+    },
+  };
+  return Promise.race([run(checkout).catch(keyStoreUnavailable), crash]);
+}
+
+// A copied design whose key store is not there cannot run: say so, as any missing dependency.
+function keyStoreUnavailable(error: unknown): Response {
+  if (!(error instanceof LabKeyStoreUnavailable)) throw error;
+  log.error("lab.key_store_unavailable", { error: error.message });
+  return problemResponse({ type: problemType("dependency-unavailable"), title: "A service this request needs did not answer", status: 503, detail: error.message });
 }
 
 /**
@@ -124,4 +162,12 @@ export function labResponse(stored: LabResult): Response {
 export function labReplay(stored: { responseStatus: number; responseBody: unknown }): Response {
   const contentType = stored.responseStatus >= 400 ? PROBLEM_CONTENT_TYPE : "application/json";
   return jsonResponse(stored.responseStatus, stored.responseBody, { "Content-Type": contentType, [IDEMPOTENT_REPLAYED_HEADER]: "true" });
+}
+
+/** What the copied designs answer while another request holds the key: 409, retry shortly, as OncePay does. */
+export function labInProgress(detail: string): Response {
+  return problemResponse(
+    { type: problemType("request-in-progress"), title: "A request with this key is still in progress", status: 409, detail },
+    { [RETRY_AFTER_HEADER]: "1" },
+  );
 }

@@ -2,20 +2,23 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "@/lib/db/client";
 import { serverEnv } from "@/lib/env";
 import type { LabStorm } from "@/lib/generated/prisma/client";
-import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
+import type { LabRunKind } from "@/lib/generated/prisma/enums";
+import { FAULT_HEADER, IDEMPOTENCY_KEY_HEADER, LAB_CRASH_HEADER } from "@/lib/http/headers";
 import { LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
-import { LAB_STRATEGY_INFO, stormSizesUpTo, type LabStrategy } from "@/lib/lab/strategies";
+import { isLabOnly, LAB_STRATEGY_INFO, stormSizesUpTo, type LabStrategy } from "@/lib/lab/strategies";
 import { tallyAtProvider, type ProviderTally } from "@/lib/ledger/provider-tally";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
 import type { PaymentRecords } from "@/lib/payments/provider";
 
 /**
- * A storm: N identical checkout requests of one purchase intent (one cart,
- * one Idempotency-Key unless the strategy sends none) fired at one strategy
- * at once. The server mints the intent and says exactly what to send; the
- * browser fires it; the report counts what the storm left behind from the
- * server's side: orders in our tables, charges in the provider's records.
+ * A lab run, of one purchase intent (one cart, one Idempotency-Key unless
+ * the strategy sends none) against one strategy: a storm (N identical
+ * requests at once) or the crash scenario (one request that crashes after
+ * its charge, then its retries). The server mints the intent and says
+ * exactly what to send; the browser sends it; the report counts what the
+ * run left behind from the server's side: orders in our tables, charges in
+ * the provider's records.
  */
 
 // One mug: every request of every storm is the same small purchase, so
@@ -31,15 +34,26 @@ export interface StormRequest {
   body: { cartId: string; items: { sku: string; quantity: number }[]; paymentMethod: string };
 }
 
+/** What the crash scenario needs besides the request: how to make its first send crash, and how long the key then stays in progress. */
+export interface CrashPlan {
+  /** The header that makes the first request crash right after its charge. */
+  header: { name: string; value: string };
+  /** How long a key left in progress blocks its retries; null for a strategy that keeps no such state. */
+  inFlightExpirySeconds: number | null;
+}
+
 export interface StormReport {
   object: "lab_storm";
   id: string;
+  kind: LabRunKind;
   strategy: LabStrategy;
   size: number;
   createdAt: string;
   idempotencyKey: string | null;
   cartId: string;
   request: StormRequest;
+  /** The crash scenario's plan; null for a storm. */
+  crash: CrashPlan | null;
   /** Orders written for the storm's cart, counted in our tables. */
   orders: number;
   /** Charges for the storm's intent, counted in the payment provider's records. */
@@ -52,12 +66,14 @@ export function allowedStormSizes(): number[] {
   return stormSizesUpTo(serverEnv().LAB_MAX_STORM_SIZE);
 }
 
-export async function createStorm(db: Database, accountId: string, strategy: LabStrategy, size: number): Promise<LabStorm> {
+export async function createStorm(db: Database, accountId: string, strategy: LabStrategy, run: { kind: "storm"; size: number } | { kind: "crash" }): Promise<LabStorm> {
   return db.labStorm.create({
     data: {
       accountId,
       strategy,
-      size,
+      kind: run.kind,
+      // The crash scenario's first request; its retries are counted by the browser.
+      size: run.kind === "storm" ? run.size : 1,
       idemKey: LAB_STRATEGY_INFO[strategy].sendsKey ? randomUUID() : null,
       cartId: `cart_${randomUUID()}`,
     },
@@ -72,6 +88,22 @@ export function stormRequest(storm: Pick<LabStorm, "strategy" | "idemKey" | "car
     path: LAB_STRATEGY_INFO[storm.strategy].endpoint,
     headers,
     body: { cartId: storm.cartId, items: STORM_CART.map((item) => ({ ...item })), paymentMethod: STORM_PAYMENT_METHOD },
+  };
+}
+
+/**
+ * The lab's own strategies crash at their crash point (LAB_CRASH_HEADER):
+ * the request stops for good after the charge. The real checkout is sent
+ * the after-charge fault instead: it throws there, and OncePay leaves its
+ * key exactly as a crash would (in flight at payment_started, the lease
+ * held), since whatever failed after the charge may have charged.
+ */
+export function crashPlan(strategy: LabStrategy): CrashPlan {
+  const env = serverEnv();
+  const expiry = LAB_STRATEGY_INFO[strategy].inFlightExpiry;
+  return {
+    header: isLabOnly(strategy) ? { name: LAB_CRASH_HEADER, value: "after-charge" } : { name: FAULT_HEADER, value: "after-charge" },
+    inFlightExpirySeconds: expiry === "lease" ? env.IDEMPOTENCY_LEASE_SECONDS : expiry === "key-expiry" ? env.LAB_KEY_EXPIRY_SECONDS : null,
   };
 }
 
@@ -102,12 +134,14 @@ function reportOf(storm: LabStorm, orders: number, provider: StormReport["provid
   return {
     object: "lab_storm",
     id: storm.id,
+    kind: storm.kind,
     strategy: storm.strategy,
     size: storm.size,
     createdAt: storm.createdAt.toISOString(),
     idempotencyKey: storm.idemKey,
     cartId: storm.cartId,
     request: stormRequest(storm),
+    crash: storm.kind === "crash" ? crashPlan(storm.strategy) : null,
     orders,
     provider,
     currency: "usd",

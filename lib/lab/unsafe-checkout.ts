@@ -16,6 +16,7 @@ export async function createUnsafeOrder(request: Request): Promise<Response> {
   return runLabCheckout(request, "no_key", async (checkout) => {
     // Nothing tells a retry from a new purchase.
     const charged = await chargeOnce(checkout);
+    await checkout.crashPoint("after-charge");
     const result = await checkout.db.$transaction((tx) => recordLabOutcome(tx, checkout, charged, null));
 
     if (await takeLostResponse(checkout.db, checkout.accountId)) return lostResponse();
