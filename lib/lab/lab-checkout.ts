@@ -14,7 +14,7 @@ import type { ChargeResult, PaymentProvider } from "@/lib/payments/provider";
 import { log } from "@/lib/log";
 import { getServices } from "@/lib/services";
 import { LAB_PROVIDER_KEY_PREFIX, LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
-import { LabKeyStoreUnavailable } from "@/lib/lab/key-stores/connections";
+import { LabKeyStoreUnavailable } from "@/lib/lab/key-stores/unavailable";
 import { LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
 
 /**

@@ -85,7 +85,7 @@ export const LAB_STRATEGY_INFO: Record<LabStrategy, LabStrategyInfo> = {
     endpoint: "/api/lab/powertools-orders",
     sendsKey: true,
     inFlightExpiry: "key-expiry",
-    how: "AWS Lambda Powertools' makeIdempotent wraps the checkout, keyed on the Idempotency-Key, with its DynamoDB persistence layer and payload validation.",
+    how: "AWS Lambda Powertools' makeIdempotent wraps the checkout, keyed on the Idempotency-Key, with its DynamoDB persistence layer and payload validation. Outside Lambda it is given a context that says the time left (the key expiry); without one it sets no in-progress expiry, and a crashed key would block for a day.",
   },
   atomic_claim: {
     id: "atomic_claim",

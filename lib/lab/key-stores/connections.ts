@@ -2,6 +2,7 @@ import { CreateTableCommand, DynamoDBClient, ResourceInUseException, waitUntilTa
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createClient } from "@redis/client";
 import { serverEnv } from "@/lib/env";
+import { LabKeyStoreUnavailable } from "@/lib/lab/key-stores/unavailable";
 import { errorFields, log } from "@/lib/log";
 import { LAUNCHER_PID_ENV } from "@/lib/process/follow-launcher";
 import { spawnService } from "@/lib/process/spawn-service";
@@ -28,14 +29,6 @@ function newRedisClient(url: string) {
   return createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => (retries >= REDIS_RECONNECTS ? new Error(`no answer from ${url}`) : 200) } });
 }
 export type LabRedis = ReturnType<typeof newRedisClient>;
-
-/** A key store the lab could not start or reach: the strategy cannot run here, which is no failure of the checkout. */
-export class LabKeyStoreUnavailable extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "LabKeyStoreUnavailable";
-  }
-}
 
 async function startOrExplain<T>(what: string, howToFix: string, connect: () => Promise<T>): Promise<T> {
   try {
