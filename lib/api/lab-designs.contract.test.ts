@@ -95,6 +95,23 @@ describe.each(COPIED)("%s: a storm of 50 identical requests in flight at once", 
   });
 });
 
+describe("Powertools' payload validation", () => {
+  it("refuses the same key with another body (422), and charges nothing more", async () => {
+    const send = (cartId: string, key: string) =>
+      fetch(`${baseUrl()}/api/lab/powertools-orders`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${shopper.token}`, "Content-Type": "application/json", "Idempotency-Key": key },
+        body: JSON.stringify({ cartId, items: [{ sku: "mug-ceramic-350", quantity: 1 }] }),
+      });
+    const key = crypto.randomUUID();
+    expect((await send("cart-a", key)).status).toBe(201);
+    const other = await send("cart-b", key);
+    expect(other.status).toBe(422);
+    expect(await other.json()).toMatchObject({ type: "urn:oncepay:problem:idempotency-key-reused" });
+    expect(await ordersForCart(shopper.id, "cart-b")).toBe(0);
+  });
+});
+
 describe("the crash scenario: the server crashes after the charge, the client retries at once and on past the key's expiry", () => {
   const outcomes = new Map<LabStrategy, { report: StormReport; observation: CrashObservation; duringRetries?: { state: string } }>();
 

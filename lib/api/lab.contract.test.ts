@@ -152,8 +152,24 @@ describe("storms as a resource", () => {
   });
 });
 
-describe("the broken strategies' own answers", () => {
-  it.each(["/api/lab/check-then-insert-orders", "/api/lab/claim-after-charge-orders"])("%s needs an Idempotency-Key, and replays a finished one", async (path) => {
+const KEYED_LAB_ROUTES = ["/api/lab/check-then-insert-orders", "/api/lab/claim-after-charge-orders", "/api/lab/dynamodb-orders", "/api/lab/redis-orders", "/api/lab/powertools-orders"];
+
+describe("the lab's keyed strategies' own answers", () => {
+  it.each(KEYED_LAB_ROUTES)("%s needs credentials and refuses a body that is not a cart, before anything is charged", async (path) => {
+    const anonymous = await fetch(`${baseUrl()}${path}`, { method: "POST", headers: { "Content-Type": "application/json", "Idempotency-Key": randomUUID() }, body: "{}" });
+    expect(anonymous.status).toBe(401);
+    const account = await createAccount();
+    const malformed = await fetch(`${baseUrl()}${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json", "Idempotency-Key": randomUUID() },
+      body: '{"cartId": "c", "items": [{"sku": "mug-ceramic-350", "quantity": 0}]',
+    });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ type: "urn:oncepay:problem:malformed-json" });
+    expect(await ordersForCart(account.id, "c")).toBe(0);
+  });
+
+  it.each(KEYED_LAB_ROUTES)("%s needs an Idempotency-Key, and replays a finished one", async (path) => {
     const account = await createAccount();
     const body = JSON.stringify({ cartId: `cart_${randomUUID()}`, items: [{ sku: "mug-ceramic-350", quantity: 1 }] });
     const headers = { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" };
