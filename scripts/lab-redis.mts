@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import net from "node:net";
+import { freePort } from "../lib/process/free-port.ts";
 import { stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
 
 const port = await freePort();
@@ -26,17 +27,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => redis.kill("SIGTERM"));
 }
 stopWhenLauncherEnds("lab-redis");
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port: found } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(found));
-    });
-  });
-}
 
 /** Until redis-server answers PING (it logs nothing at this level when ready). */
 async function waitForPing(on: number): Promise<void> {

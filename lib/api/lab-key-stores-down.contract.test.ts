@@ -1,5 +1,5 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "@/lib/process/free-port";
 import { cartBody, createAccount } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { rowsAt } from "@/lib/testing/rows";
@@ -12,7 +12,8 @@ import { rowsAt } from "@/lib/testing/rows";
 let server: AppServer;
 
 beforeAll(async () => {
-  const closed = await closedPort();
+  // Free a moment ago, so nothing listens on it.
+  const closed = await freePort();
   server = await startAppServer({
     env: { LAB_DYNAMODB_ENDPOINT: `http://127.0.0.1:${closed}`, LAB_REDIS_URL: `redis://127.0.0.1:${closed}`, AWS_REGION: "local", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local" },
   });
@@ -21,16 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-/** A port that was free a moment ago: nothing listens on it. */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe("the lab's copied designs without their key store", () => {
   it.each([

@@ -8,6 +8,7 @@ import { requestProblemResponse } from "@/lib/http/request-problems";
 import { isUuid } from "@/lib/http/uuid";
 import { allowedStormSizes, createStorm, findStorm, latestStorms, reportStorm, unfiredStormReport } from "@/lib/lab/storms";
 import { isLabOnly, LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
+import { mapWithLimit } from "@/lib/map-with-limit";
 import { getServices } from "@/lib/services";
 
 /**
@@ -20,6 +21,7 @@ import { getServices } from "@/lib/services";
 const PRIVATE = { "Cache-Control": "private, no-store" };
 // The lab page shows a row per strategy and a short history.
 const LISTED_STORMS = 20;
+const REPORTS_AT_ONCE = 4;
 
 const newRunSchema = z
   .object({
@@ -64,7 +66,8 @@ export async function listStorms(request: Request): Promise<Response> {
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   const storms = await latestStorms(db, auth.caller.accountId, LISTED_STORMS + 1);
   const shown = storms.slice(0, LISTED_STORMS);
-  const data = await Promise.all(shown.map((storm) => reportStorm(db, paymentProvider, storm)));
+  // Each report asks the provider; a few at a time, as the ledger does.
+  const data = await mapWithLimit(shown, REPORTS_AT_ONCE, (storm) => reportStorm(db, paymentProvider, storm));
   return jsonResponse(200, { object: "list", data, has_more: storms.length > LISTED_STORMS }, PRIVATE);
 }
 
