@@ -7,9 +7,11 @@ const nextConfig: NextConfig = {
   // The launcher binds to 127.0.0.1 by default; let the dev server's own
   // scripts load from that origin too.
   allowedDevOrigins: ["127.0.0.1"],
-  // pg is loaded at run time from node_modules rather than bundled: it has
-  // optional native parts that bundlers should not try to resolve.
-  serverExternalPackages: ["pg"],
+  // Loaded at run time from node_modules rather than bundled: pg has optional
+  // native parts, rate-limiter-flexible optional requires of stores we do
+  // not use, and prom-client keeps its registry in module state that must be
+  // one per process.
+  serverExternalPackages: ["pg", "rate-limiter-flexible", "prom-client"],
   // Pages add their per-request Content-Security-Policy in proxy.ts.
   async headers() {
     return [{ source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];

@@ -2,6 +2,7 @@ import { serverEnv } from "@/lib/env";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { errorFields, log } from "@/lib/log";
+import { observeReaperRun, observeRecoveryRun } from "@/lib/observability/metrics";
 import { getServices } from "@/lib/services";
 
 /**
@@ -12,23 +13,31 @@ import { getServices } from "@/lib/services";
 export function startBackgroundWork(): void {
   const env = serverEnv();
   const services = getServices();
-  every(env.RECOVERY_INTERVAL_SECONDS, "recovery", () =>
-    recoverAbandonedKeys({ store: services.idempotencyStore, endpointFor: services.endpointFor, batchSize: env.RECOVERY_BATCH_SIZE, concurrency: env.RECOVERY_CONCURRENCY }),
+  every(
+    env.RECOVERY_INTERVAL_SECONDS,
+    "recovery",
+    () => recoverAbandonedKeys({ store: services.idempotencyStore, endpointFor: services.endpointFor, batchSize: env.RECOVERY_BATCH_SIZE, concurrency: env.RECOVERY_CONCURRENCY }),
+    observeRecoveryRun,
   );
-  every(env.REAPER_INTERVAL_SECONDS, "reaper", () =>
-    reapExpiredKeys(services.db, { batchSize: env.REAPER_BATCH_SIZE, maxBatches: env.REAPER_MAX_BATCHES }),
+  every(
+    env.REAPER_INTERVAL_SECONDS,
+    "reaper",
+    () => reapExpiredKeys(services.db, { batchSize: env.REAPER_BATCH_SIZE, maxBatches: env.REAPER_MAX_BATCHES }),
+    observeReaperRun,
   );
 }
 
-function every(seconds: number, name: string, run: () => Promise<unknown>): void {
+/** Runs `run` every `seconds` (0: never), and reports each run's result, or "failed", to `observe`. */
+function every<Report>(seconds: number, name: string, run: () => Promise<Report>, observe: (result: Report | "failed") => void): void {
   if (seconds === 0) return;
   let running = false;
   const timer = setInterval(async () => {
     if (running) return; // a slow run is never overlapped by the next one
     running = true;
     try {
-      await run();
+      observe(await run());
     } catch (error) {
+      observe("failed");
       log.error(`${name}.failed`, errorFields(error));
     } finally {
       running = false;

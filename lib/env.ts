@@ -9,6 +9,11 @@ const serverEnvSchema = z.object({
   DATABASE_URL: z
     .string({ error: "DATABASE_URL is not set. Start the app with `npm start`, which provides an embedded database, or point it at a PostgreSQL server." })
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
+  // Where a session of its own is needed (the migration runner's advisory
+  // lock): PostgreSQL itself when DATABASE_URL is a pooler in transaction
+  // mode (PgBouncer), which hands the server session to another client after
+  // every transaction. Unset: DATABASE_URL is PostgreSQL itself.
+  DIRECT_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "DIRECT_DATABASE_URL must be a postgres:// or postgresql:// URL").optional(),
   // Must not exceed the embedded database's connection slots (the launcher sets both).
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   // How long a completed key replays its stored response. Stripe keeps keys for
@@ -44,6 +49,19 @@ const serverEnvSchema = z.object({
     .regex(/^(sk|rk)_test_/, "STRIPE_SECRET_KEY must be a Stripe test-mode key (sk_test_…): OncePay never charges real cards"),
   PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  // Rate limits, counted in PostgreSQL so that all instances share them,
+  // per window of RATE_LIMIT_WINDOW_SECONDS; 0 switches one off.
+  // Checkouts (POST /api/orders) per account: Stripe allows 100 requests a
+  // second in live mode, and this is that over a minute, so a storm of a few
+  // hundred (the lab's, the tests') passes and a runaway client does not.
+  CHECKOUT_RATE_LIMIT: z.coerce.number().int().min(0).default(6000),
+  // New API accounts (POST /api/accounts) per client address.
+  ACCOUNT_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  // Proxies in front of the app that append to X-Forwarded-For (the
+  // cluster's balancer is one): the client's address is the entry the
+  // outermost appended, so what a caller forges before it is ignored.
+  TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
   // The largest storm the strategy lab may fire (2, 10, 50, 200 are offered
   // up to it). The launcher makes it 50 on the embedded database, where every
   // statement waits for the one before and a storm of 200 only takes long.
@@ -96,6 +114,8 @@ export function serverEnv(): ServerEnv {
  */
 const launcherEnvSchema = z.object({
   DATABASE_URL: z.string().min(1).optional(),
+  // Migrations go here when DATABASE_URL is a pooler (see serverEnv).
+  DIRECT_DATABASE_URL: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOSTNAME: z.string().default("127.0.0.1"),
   EMBEDDED_DATA_DIR: z.string().default(".data/pglite"),
@@ -119,4 +139,34 @@ export type LauncherEnv = z.infer<typeof launcherEnvSchema>;
 
 export function launcherEnv(): LauncherEnv {
   return launcherEnvSchema.parse(process.env);
+}
+
+/**
+ * What `npm run cluster` (scripts/cluster.mts) reads. It needs a real
+ * PostgreSQL server: PgBouncer cannot sit in front of the embedded database.
+ */
+const clusterEnvSchema = z.object({
+  DATABASE_URL: z
+    .string({
+      error:
+        "npm run cluster needs a PostgreSQL server: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/oncepay). The embedded database runs in one process and serves one session at a time, so several instances and a connection pooler in front of it would prove nothing.",
+    })
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
+  // App instances behind the balancer.
+  CLUSTER_SIZE: z.coerce.number().int().min(1).max(16).default(3),
+  // Where the balancer listens, the one address clients use.
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  // PgBouncer's server connections: all PostgreSQL sees of the cluster. A
+  // few per core keeps PostgreSQL busy without making it juggle.
+  CLUSTER_POOLER_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  // Each instance's pool: its connections to PgBouncer, which are cheap.
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type ClusterEnv = z.infer<typeof clusterEnvSchema>;
+
+export function clusterEnv(): { ok: true; env: ClusterEnv } | { ok: false; problems: string[] } {
+  const parsed = clusterEnvSchema.safeParse(process.env);
+  if (parsed.success) return { ok: true, env: parsed.data };
+  return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) };
 }

@@ -1,32 +1,38 @@
 /**
- * One JSON line per event on stdout/stderr: easy to read in a terminal, easy
- * to grep, and structured enough for a log pipeline.
+ * One JSON object per line on stdout, through pino: an `event` name, the
+ * fields given, and the request context (lib/observability/request-context.ts)
+ * of whatever request or recovery the line was written for, so the lines of
+ * one attempt, and of every attempt of one key, can be joined across
+ * instances. pino writes synchronously to stdout by default, so the lines
+ * before a crash are not lost with it.
  */
+import pino from "pino";
 import { configuredLogLevel } from "@/lib/env";
+import { currentContext } from "@/lib/observability/request-context";
 
-type Level = "debug" | "info" | "warn" | "error";
+type Fields = Record<string, unknown>;
 
-const LEVEL_ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+let logger: pino.Logger | undefined;
 
-function threshold(): number {
-  return LEVEL_ORDER[configuredLogLevel()];
-}
-
-function write(level: Level, event: string, fields: Record<string, unknown>) {
-  if (LEVEL_ORDER[level] < threshold()) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...fields });
-  if (level === "error" || level === "warn") console.error(line);
-  else console.log(line);
+function pinoLogger(): pino.Logger {
+  logger ??= pino({
+    level: configuredLogLevel(),
+    messageKey: "event",
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin: () => ({ ...currentContext() }),
+  });
+  return logger;
 }
 
 export const log = {
-  debug: (event: string, fields: Record<string, unknown> = {}) => write("debug", event, fields),
-  info: (event: string, fields: Record<string, unknown> = {}) => write("info", event, fields),
-  warn: (event: string, fields: Record<string, unknown> = {}) => write("warn", event, fields),
-  error: (event: string, fields: Record<string, unknown> = {}) => write("error", event, fields),
+  debug: (event: string, fields: Fields = {}) => pinoLogger().debug(fields, event),
+  info: (event: string, fields: Fields = {}) => pinoLogger().info(fields, event),
+  warn: (event: string, fields: Fields = {}) => pinoLogger().warn(fields, event),
+  error: (event: string, fields: Fields = {}) => pinoLogger().error(fields, event),
 };
 
-export function errorFields(error: unknown): Record<string, unknown> {
+export function errorFields(error: unknown): Fields {
   if (error instanceof Error) return { error: error.message, errorName: error.name, stack: error.stack };
   return { error: String(error) };
 }

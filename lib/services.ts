@@ -2,6 +2,7 @@ import { db, type Transaction } from "@/lib/db/client";
 import { serverEnv } from "@/lib/env";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
+import { postgresRateLimit } from "@/lib/limits/rate-limit";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 
@@ -24,6 +25,10 @@ function buildServices() {
     db: database,
     idempotencyStore,
     paymentProvider,
+    /** Checkouts per account, before the key is claimed: a refused request stores nothing under its key. */
+    checkoutLimit: postgresRateLimit(database, { name: "checkouts", points: env.CHECKOUT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
+    /** New API accounts per client address. */
+    accountLimit: postgresRateLimit(database, { name: "accounts", points: env.ACCOUNT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
     /** Which endpoint owns a stored request, for the recovery worker to resume it. */
     endpointFor(method: string, path: string) {
       if (method === "POST" && path === "/api/orders") {

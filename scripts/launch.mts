@@ -37,6 +37,7 @@ let databaseUrl = env.DATABASE_URL;
 
 if (databaseUrl) {
   console.log(`[oncepay] database: PostgreSQL at ${describeUrl(databaseUrl)} (from DATABASE_URL)`);
+  if (env.DIRECT_DATABASE_URL) console.log(`[oncepay] migrations: straight to ${describeUrl(env.DIRECT_DATABASE_URL)} (from DIRECT_DATABASE_URL)`);
 } else {
   const dataDir = path.resolve(env.EMBEDDED_DATA_DIR);
   // Slots beyond the app's pool leave room for psql, tests and tools.
@@ -50,14 +51,18 @@ console.log(`[oncepay] demo faults: ${demoFaults}${env.DEMO_FAULTS ? "" : " (def
 // PGlite runs one statement at a time: a storm of 200 would only be slow there.
 const labMaxStormSize = env.LAB_MAX_STORM_SIZE ?? (embedded ? 50 : undefined);
 
-const report = await migrate(databaseUrl);
+// The runner holds a session-level advisory lock, which a pooler in
+// transaction mode cannot keep: migrations go to PostgreSQL itself.
+const report = await migrate(env.DIRECT_DATABASE_URL ?? databaseUrl);
 console.log(
   report.applied.length > 0
     ? `[oncepay] migrations applied: ${report.applied.join(", ")}`
     : `[oncepay] migrations: up to date (${report.alreadyApplied} applied)`,
 );
 
-const payments = await startPayments(databaseUrl);
+// The simulator stands in for Stripe, not for part of the app: it talks to
+// PostgreSQL itself.
+const payments = await startPayments(env.DIRECT_DATABASE_URL ?? databaseUrl);
 
 if (env.DATABASE_URL_FILE) {
   await mkdir(path.dirname(path.resolve(env.DATABASE_URL_FILE)), { recursive: true });

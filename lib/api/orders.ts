@@ -1,4 +1,5 @@
 import { authenticate } from "@/lib/auth/accounts";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { demoSettingsFor, takeLostResponse } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
@@ -6,18 +7,49 @@ import { jsonResponse } from "@/lib/http/json";
 import { invalidQuery, parseListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/http/uuid";
 import { problemResponse, problemType } from "@/lib/http/problem";
+import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
-import { outcomeToResponse } from "@/lib/idempotency/outcomes";
+import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { ordersPage } from "@/lib/ledger/orders";
+import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
+import { observeCheckout } from "@/lib/observability/metrics";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { orderView } from "@/lib/orders/order-view";
 import { getServices } from "@/lib/services";
 
-/** POST /api/orders: identity first (401 before the key is looked at), then the idempotent checkout. */
+/** POST /api/orders, counted and timed by outcome (oncepay_checkout_outcomes_total). */
 export async function createOrder(request: Request): Promise<Response> {
-  const { db, idempotencyStore, paymentProvider } = getServices();
+  const startedAt = performance.now();
+  const seconds = () => (performance.now() - startedAt) / 1000;
+  try {
+    const { outcome, response } = await checkout(request);
+    observeCheckout(checkoutOutcomeOf(outcome), seconds());
+    return response;
+  } catch (error) {
+    // The route wrapper answers these (503 or 500); they count all the same.
+    observeCheckout(isDatabaseUnavailable(error) ? "database_unavailable" : "internal_error", seconds());
+    throw error;
+  }
+}
+
+/**
+ * Identity first (401 before the key is looked at), then the account's rate
+ * limit (429 before the key is claimed, so nothing is stored under it and
+ * the same key works once the window has room), then the idempotent checkout.
+ */
+async function checkout(request: Request): Promise<{ outcome: Outcome; response: Response }> {
+  const { db, idempotencyStore, paymentProvider, checkoutLimit } = getServices();
   const auth = await authenticate(db, request);
-  if (!auth.ok) return outcomeToResponse({ kind: auth.reason, detail: auth.detail });
+  if (!auth.ok) return answer({ kind: auth.reason, detail: auth.detail });
+
+  const limit = await checkoutLimit.consume(auth.caller.accountId);
+  if (!limit.allowed) {
+    return answer({
+      kind: "rate-limited",
+      retryAfterSeconds: limit.retryAfterSeconds,
+      detail: `This account sent more checkouts than its rate limit allows. Nothing was stored under the ${IDEMPOTENCY_KEY_HEADER}: retry with the same one after ${limit.retryAfterSeconds} s.`,
+    });
+  }
 
   const demo = await demoSettingsFor(db, auth.caller.accountId);
   const fault = requestedFault(request);
@@ -31,8 +63,14 @@ export async function createOrder(request: Request): Promise<Response> {
   if (outcome.kind === "completed") injectFault(fault, "after-commit");
   // The lost-response demo: the order is committed, the answer never arrives,
   // and only a retry with the same key (a replay) tells the client the result.
-  if (outcome.kind === "completed" && demo.loseResponse && (await takeLostResponse(db, auth.caller.accountId))) return lostResponse();
-  return outcomeToResponse(outcome);
+  if (outcome.kind === "completed" && demo.loseResponse && (await takeLostResponse(db, auth.caller.accountId))) {
+    return { outcome, response: lostResponse() };
+  }
+  return answer(outcome);
+}
+
+function answer(outcome: Outcome): { outcome: Outcome; response: Response } {
+  return { outcome, response: outcomeToResponse(outcome) };
 }
 
 /** GET /api/orders/{id}: the owner sees the order; anyone else learns nothing, not even that it exists. */

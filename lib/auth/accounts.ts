@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { checkSameOrigin } from "@/lib/auth/same-origin";
+import { addToContext } from "@/lib/observability/request-context";
 import { API_TOKEN_PATTERN, SESSION_COOKIE, SESSION_TOKEN_PATTERN, mintApiToken } from "@/lib/auth/session-cookie";
 
 /**
@@ -26,7 +27,14 @@ export async function createApiAccount(db: PrismaClient): Promise<{ id: string; 
   return { id: account.id, token };
 }
 
+/** Who is asking; from here on the request's log lines name the account. */
 export async function authenticate(db: PrismaClient, request: Request): Promise<AuthResult> {
+  const result = await identify(db, request);
+  if (result.ok) addToContext({ accountId: result.caller.accountId });
+  return result;
+}
+
+async function identify(db: PrismaClient, request: Request): Promise<AuthResult> {
   const authorization = request.headers.get("authorization");
   if (authorization !== null) return authenticateBearer(db, authorization);
 

@@ -1,42 +1,57 @@
-import { randomUUID } from "node:crypto";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { API_METHODS, methodNotAllowed, optionsResponse, type ApiMethod, type Handler } from "@/lib/http/api-methods";
 import { IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER } from "@/lib/http/headers";
+import { requestIdFor } from "@/lib/http/request-id";
 import { serverProblemResponse } from "@/lib/http/server-problems";
 import { errorFields, log } from "@/lib/log";
+import { runWithContext } from "@/lib/observability/request-context";
 
 /**
- * Wraps every API route handler: gives each attempt a fresh X-Request-Id (per
- * attempt, unlike the Idempotency-Key, which is per intent), turns an
- * unexpected throw into a problem+json 500 (or 503 when the database is
- * unreachable), and logs one line per request.
+ * Wraps every API route handler: gives each attempt its X-Request-Id (per
+ * attempt, unlike the Idempotency-Key, which is per intent: the balancer's,
+ * or a new one) and runs it in a request context that every log line of the
+ * attempt carries, turns an unexpected throw into a problem+json 500 (or 503
+ * when the database is unreachable), and logs one line per request.
  */
 export function apiRoute<Rest extends unknown[]>(
   handler: (request: Request, ...rest: Rest) => Promise<Response>,
 ): (request: Request, ...rest: Rest) => Promise<Response> {
-  return async (request, ...rest) => {
-    const requestId = randomUUID();
-    const startedAt = performance.now();
-    let response: Response;
-    try {
-      response = await handler(request, ...rest);
-    } catch (error) {
-      const unavailable = isDatabaseUnavailable(error);
-      log.error(unavailable ? "http.database_unavailable" : "http.unhandled_error", { requestId, ...errorFields(error) });
-      response = serverProblemResponse(unavailable ? "database-unavailable" : "internal-error");
-    }
-    response.headers.set(REQUEST_ID_HEADER, requestId);
-    log.info("http.request", {
-      requestId,
-      method: request.method,
-      path: new URL(request.url).pathname,
-      status: response.status,
-      replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
-      ms: Math.round(performance.now() - startedAt),
-    });
-    return response;
+  return (request, ...rest) => {
+    const requestId = requestIdFor(request);
+    return runWithContext({ requestId }, () => handleLogged(requestId, handler, request, ...rest));
   };
 }
+
+async function handleLogged<Rest extends unknown[]>(
+  requestId: string,
+  handler: (request: Request, ...rest: Rest) => Promise<Response>,
+  request: Request,
+  ...rest: Rest
+): Promise<Response> {
+  const startedAt = performance.now();
+  let response: Response;
+  try {
+    response = await handler(request, ...rest);
+  } catch (error) {
+    const unavailable = isDatabaseUnavailable(error);
+    log.error(unavailable ? "http.database_unavailable" : "http.unhandled_error", errorFields(error));
+    response = serverProblemResponse(unavailable ? "database-unavailable" : "internal-error");
+  }
+  response.headers.set(REQUEST_ID_HEADER, requestId);
+  const path = new URL(request.url).pathname;
+  (PROBE_PATHS.has(path) ? log.debug : log.info)("http.request", {
+    method: request.method,
+    path,
+    status: response.status,
+    replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
+    ms: Math.round(performance.now() - startedAt),
+  });
+  return response;
+}
+
+// The balancer checks every instance every second and Prometheus scrapes it:
+// at info, their lines would bury the requests people came for.
+const PROBE_PATHS = new Set(["/api/health", "/api/ready", "/api/metrics"]);
 
 type RouteMethods<Rest extends unknown[]> = Record<ApiMethod | "OPTIONS", Handler<Rest>>;
 

@@ -1,4 +1,5 @@
 import { canonicalJson } from "@/lib/http/json";
+import { PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
 
 /**
  * RFC 9457 problem details. Every error OncePay returns is one of these; the
@@ -13,11 +14,7 @@ export interface ProblemDetails {
   [extension: string]: unknown;
 }
 
-export const PROBLEM_CONTENT_TYPE = "application/problem+json";
-
-export function problemType(slug: string): string {
-  return `urn:oncepay:problem:${slug}`;
-}
+export { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 
 export function problemResponse(problem: ProblemDetails, headers: HeadersInit = {}): Response {
   const responseHeaders = new Headers(headers);

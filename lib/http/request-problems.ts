@@ -1,4 +1,4 @@
-import { WWW_AUTHENTICATE_HEADER } from "@/lib/http/headers";
+import { RETRY_AFTER_HEADER, WWW_AUTHENTICATE_HEADER } from "@/lib/http/headers";
 import { problemResponse, problemType } from "@/lib/http/problem";
 
 /**
@@ -17,6 +17,7 @@ export const REQUEST_PROBLEMS = {
   "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },
   "unacceptable-json": { status: 400, slug: "unacceptable-json", title: "JSON the server does not accept" },
   "invalid-body": { status: 400, slug: "invalid-body", title: "Invalid request body" },
+  "rate-limited": { status: 429, slug: "rate-limited", title: "Too many requests" },
 } as const satisfies Record<string, { status: number; slug: string; title: string }>;
 
 export type RequestProblemKind = keyof typeof REQUEST_PROBLEMS;
@@ -29,10 +30,16 @@ export interface FieldError {
   message: string;
 }
 
-export function requestProblemResponse(kind: Exclude<RequestProblemKind, "invalid-body">, detail: string): Response;
+export function requestProblemResponse(kind: Exclude<RequestProblemKind, "invalid-body" | "rate-limited">, detail: string): Response;
 export function requestProblemResponse(kind: "invalid-body", detail: string, errors: FieldError[]): Response;
 export function requestProblemResponse(kind: RequestProblemKind, detail: string, errors?: FieldError[]): Response {
   const { status, slug, title } = REQUEST_PROBLEMS[kind];
   const headers: Record<string, string> = kind === "unauthenticated" ? { [WWW_AUTHENTICATE_HEADER]: WWW_AUTHENTICATE } : {};
   return problemResponse({ type: problemType(slug), title, status, detail, ...(errors && { errors }) }, headers);
+}
+
+/** 429: the caller sent more than its limit allows; Retry-After says when the window ends. */
+export function rateLimitedResponse(detail: string, retryAfterSeconds: number): Response {
+  const { status, slug, title } = REQUEST_PROBLEMS["rate-limited"];
+  return problemResponse({ type: problemType(slug), title, status, detail }, { [RETRY_AFTER_HEADER]: String(retryAfterSeconds) });
 }

@@ -4,6 +4,7 @@ import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { readJsonBody } from "@/lib/http/request-body";
 import { DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/http/server-problems";
 import { errorFields, log } from "@/lib/log";
+import { addToContext } from "@/lib/observability/request-context";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
@@ -82,6 +83,7 @@ export async function runIdempotent<Body, Tx>(
 ): Promise<Outcome> {
   const keyResult = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER));
   if (!keyResult.ok) return { kind: `key-${keyResult.reason}`, detail: keyResult.detail };
+  addToContext({ idempotencyKey: keyResult.key });
 
   const read = await readJsonBody(request);
   if (!read.ok) return { kind: read.reason, detail: read.detail };
@@ -100,6 +102,7 @@ export async function runIdempotent<Body, Tx>(
     body: read.json,
   });
   if (claimResult.kind !== "claimed") return existingKeyOutcome(claimResult);
+  addToContext({ keyId: claimResult.claim.keyId });
 
   return performWithClaim(endpoint, claimResult.claim, { accountId, idempotencyKey: keyResult.key, body: parsed.body });
 }

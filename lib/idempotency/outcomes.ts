@@ -22,6 +22,7 @@ export type Outcome =
   | { kind: "malformed-json"; detail: string }
   | { kind: "unacceptable-json"; detail: string }
   | { kind: "invalid-body"; detail: string; errors: { path: string; message: string }[] }
+  | { kind: "rate-limited"; detail: string; retryAfterSeconds: number }
   // Decided by the key's existing row.
   | { kind: "replay"; stored: StoredResponse }
   | { kind: "in-flight"; retryAfterSeconds: number }

@@ -1,6 +1,7 @@
 import { assertNever } from "@/lib/assert-never";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { errorFields, log } from "@/lib/log";
+import { runWithContext } from "@/lib/observability/request-context";
 import { resumeAbandoned, type IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import type { AbandonedKey, Claim, IdempotencyStore } from "@/lib/idempotency/store";
 
@@ -47,7 +48,15 @@ const DEFAULT_CONCURRENCY = 4;
 export async function recoverAbandonedKeys<Tx>({ store, endpointFor, batchSize, concurrency = DEFAULT_CONCURRENCY }: RecoveryDeps<Tx>): Promise<RecoveryReport> {
   const report: RecoveryReport = { examined: 0, released: 0, completed: 0, skipped: 0, failed: 0 };
   const abandoned = await store.findAbandonedKeys(batchSize);
-  const outcomes = await mapWithLimit(abandoned, concurrency, (key) => recoverOne({ store, endpointFor }, key));
+  const outcomes = await mapWithLimit(abandoned, concurrency, (key) =>
+    // The key's lines carry its ids, as its attempts' lines do, so one
+    // search finds the request's whole story, whichever instance finished it.
+    runWithContext({ keyId: key.keyId, accountId: key.accountId, idempotencyKey: key.idempotencyKey }, async () => {
+      const result = await recoverOne({ store, endpointFor }, key);
+      if (result !== "skipped") log.info("recovery.key", { result });
+      return result;
+    }),
+  );
   for (const outcome of outcomes) report[outcome]++;
   report.examined = abandoned.length;
   if (report.examined > 0) log.info("recovery.run", { ...report });

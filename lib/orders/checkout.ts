@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { assertNever } from "@/lib/assert-never";
 import type { Transaction } from "@/lib/db/client";
 import { injectFault, type FaultName } from "@/lib/faults";
+import { addToContext } from "@/lib/observability/request-context";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
 import type { IdempotencyStore } from "@/lib/idempotency/store";
@@ -39,6 +40,7 @@ export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedC
     parseBody: parseCheckoutRequest,
     async perform(context) {
       const { claim } = context;
+      addToContext({ providerKey: paymentProviderKey(context.accountId, claim.keyId) });
       switch (claim.recoveryPoint) {
         case "claimed": {
           // First time, or an earlier attempt died before it charged anything.

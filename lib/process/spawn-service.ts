@@ -10,6 +10,7 @@ import { LAUNCHER_PID_ENV } from "@/lib/process/follow-launcher";
  */
 export interface ServiceProcess {
   url: string;
+  pid: number;
   /** Settles when the process ends, with its exit code (null after a signal). */
   exited: Promise<number | null>;
   stop(): Promise<void>;
@@ -53,6 +54,7 @@ export async function spawnService({ name, script, env, follows, readyTimeoutMs 
 
   return {
     url,
+    pid: child.pid ?? -1,
     exited,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -55,6 +55,10 @@ export interface Rows {
    * its admin API, which lists the newest 100.
    */
   providerIntents(filter: { metadata: Record<string, string> } | { keyPrefix: string }): Promise<ProviderIntentCounts>;
+  /** Orders by the Idempotency-Key that made them, for one account. */
+  ordersByKey(accountId: string): Promise<Map<string, number>>;
+  /** Succeeded PaymentIntents at the payment simulator by provider key, for the provider keys that start with a prefix. */
+  chargesByProviderKey(keyPrefix: string): Promise<Map<string, number>>;
   /** The orders written for one cart, as the lab counts a storm's. */
   ordersForCart(accountId: string, cartId: string): Promise<number>;
   /** One lab storm as stored. */
@@ -159,6 +163,21 @@ export function rowsIn(db: Queryable): Rows {
         [stormId],
       );
       return rows[0];
+    },
+    async ordersByKey(accountId) {
+      const { rows } = await db.query<{ key: string; n: number }>(
+        `SELECT idem_key AS key, count(*)::int AS n FROM orders WHERE account_id = $1 GROUP BY idem_key`,
+        [accountId],
+      );
+      return new Map(rows.map((row) => [row.key, row.n]));
+    },
+    async chargesByProviderKey(keyPrefix) {
+      const { rows } = await db.query<{ key: string; n: number }>(
+        `SELECT idempotency_key AS key, count(*)::int AS n FROM payment_simulator.payment_intents
+          WHERE starts_with(idempotency_key, $1) AND status = 'succeeded' GROUP BY idempotency_key`,
+        [keyPrefix],
+      );
+      return new Map(rows.map((row) => [row.key, row.n]));
     },
     async ordersForCart(accountId, cartId) {
       const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE account_id = $1 AND cart_id = $2`, [accountId, cartId]);

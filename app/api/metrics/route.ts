@@ -1,0 +1,4 @@
+import { metricsText } from "@/lib/api/operations";
+import { apiMethods } from "@/lib/http/api-route";
+
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ GET: metricsText });

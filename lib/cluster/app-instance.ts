@@ -1,0 +1,59 @@
+import path from "node:path";
+import { startProcess, waitUntil, type ClusterProcess } from "@/lib/cluster/child-process";
+
+/**
+ * One stateless app instance of the cluster: the same launcher as `npm
+ * start` (migrations, then `next start`), pointed at the pooler for its
+ * queries, at PostgreSQL itself for its migrations, and at the shared
+ * payment simulator. It listens on 127.0.0.1 only: clients reach it through
+ * the balancer, which is the one proxy it trusts for X-Forwarded-For.
+ */
+export interface AppInstance {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  readonly process: ClusterProcess;
+}
+
+export interface AppInstanceOptions {
+  name: string;
+  port: number;
+  /** Through the pooler. */
+  databaseUrl: string;
+  /** PostgreSQL itself: migrations (a session-level advisory lock). */
+  directDatabaseUrl: string;
+  paymentSimulatorUrl: string;
+  stripeSecretKey: string;
+  /** Anything else to set (lease, recovery interval, log level). */
+  env: Record<string, string>;
+  output: "inherit" | ((chunk: string) => void);
+}
+
+const READY_TIMEOUT_MS = 90_000;
+
+export async function startAppInstance(options: AppInstanceOptions): Promise<AppInstance> {
+  const url = `http://127.0.0.1:${options.port}`;
+  const started = startProcess({
+    command: process.execPath,
+    args: [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/launch.mts", "start"],
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...options.env,
+      PORT: String(options.port),
+      HOSTNAME: "127.0.0.1",
+      DATABASE_URL: options.databaseUrl,
+      DIRECT_DATABASE_URL: options.directDatabaseUrl,
+      PAYMENT_SIMULATOR_URL: options.paymentSimulatorUrl,
+      STRIPE_SECRET_KEY: options.stripeSecretKey,
+      TRUSTED_PROXIES: "1",
+    },
+    output: options.output,
+  });
+  await waitUntil(async () => (await fetch(`${url}/api/ready`)).ok, {
+    timeoutMs: READY_TIMEOUT_MS,
+    process: started,
+    describe: () => `App instance ${options.name} on port ${options.port} was not ready`,
+  });
+  return { name: options.name, port: options.port, url, process: started };
+}

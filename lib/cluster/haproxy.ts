@@ -1,0 +1,132 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { startProcess, waitUntil, type ClusterProcess } from "@/lib/cluster/child-process";
+import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
+
+/**
+ * HAProxy in front of the app instances: round-robin, each instance in the
+ * rotation only while GET /api/ready answers 200.
+ *
+ * HAProxy rather than nginx: open-source nginx checks a server's health
+ * only passively (by failing real requests on it); HAProxy asks /api/ready
+ * every second and takes an instance out before a shopper meets it. It also
+ * mints the per-request id the app logs, and has a Prometheus exporter built
+ * in.
+ *
+ * What it retries: only a request that never reached an instance (the
+ * connection failed), and on another instance. A request an instance
+ * received and did not answer goes back to the client as 502 or 504, and the
+ * client retries it with the same Idempotency-Key: only the client knows the
+ * key is safe to repeat, and the key is what makes it so.
+ */
+export interface Balancer {
+  readonly url: string;
+  /** HAProxy's statistics page; its Prometheus exporter is at /metrics. */
+  readonly statsUrl: string;
+  readonly process: ClusterProcess;
+  stop(): Promise<void>;
+}
+
+export interface BalancerOptions {
+  port: number;
+  statsPort: number;
+  instances: readonly { name: string; port: number }[];
+  workDir: string;
+  output: "inherit" | ((chunk: string) => void);
+}
+
+const READY_TIMEOUT_MS = 15_000;
+
+// What the balancer answers itself, in the app's contract: problem+json,
+// and a Retry-After wherever a retry with the same key will do.
+const BALANCER_PROBLEMS = {
+  502: { slug: "bad-gateway", title: "Bad gateway", retryAfter: 1, detail: "The instance serving this request stopped before it answered. Retry with the same Idempotency-Key: it will not charge twice." },
+  503: { slug: "service-unavailable", title: "Service temporarily unavailable", retryAfter: 2, detail: "No instance is ready to serve this request (the database or the payment provider cannot be reached). Retry with the same Idempotency-Key." },
+  504: { slug: "gateway-timeout", title: "Gateway timeout", retryAfter: 1, detail: "The instance serving this request did not answer in time. Retry with the same Idempotency-Key: it will not charge twice." },
+  404: { slug: "not-found", title: "Not found", retryAfter: undefined, detail: "Metrics are read from each instance, not through the balancer." },
+} as const;
+
+export async function startHaproxy(options: BalancerOptions): Promise<Balancer> {
+  await mkdir(options.workDir, { recursive: true });
+  const errorFiles: Record<string, string> = {};
+  for (const [status, problem] of Object.entries(BALANCER_PROBLEMS)) {
+    errorFiles[status] = path.join(options.workDir, `${status}.http`);
+    await writeFile(errorFiles[status], rawProblemResponse(Number(status), problem));
+  }
+  const configFile = path.join(options.workDir, "haproxy.cfg");
+  await writeFile(configFile, haproxyConfig(options, errorFiles));
+
+  const started = startProcess({ command: "haproxy", args: ["-f", configFile, "-db"], output: options.output });
+  const url = `http://127.0.0.1:${options.port}`;
+  const statsUrl = `http://127.0.0.1:${options.statsPort}`;
+  await waitUntil(async () => (await fetch(`${statsUrl}/metrics`)).ok, { timeoutMs: READY_TIMEOUT_MS, process: started, describe: () => `HAProxy on port ${options.port} did not start` });
+  return { url, statsUrl, process: started, stop: () => started.stop() };
+}
+
+export function haproxyConfig({ port, statsPort, instances }: Pick<BalancerOptions, "port" | "statsPort" | "instances">, errorFiles: Record<string, string>): string {
+  return `
+global
+  log stdout format raw local0 info
+  maxconn 4096
+
+defaults
+  mode http
+  log global
+  option dontlognull
+  timeout connect 2s
+  timeout client 60s
+  timeout server 60s
+  timeout http-request 10s
+  timeout http-keep-alive 10s
+  timeout queue 10s
+  timeout check 2s
+  # Only a request that never reached an instance is tried again (on another one).
+  retries 2
+  retry-on conn-failure
+  option redispatch
+${Object.entries(errorFiles).map(([status, file]) => `  errorfile ${status} ${file}`).join("\n")}
+
+frontend shop
+  bind 127.0.0.1:${port}
+  # One id per request, whatever the client sent: the app logs it with every
+  # line of the attempt, and so does this line.
+  unique-id-format %[uuid()]
+  http-request set-header X-Request-Id %[unique-id]
+  http-after-response set-header X-Request-Id %[unique-id]
+  # Appends the client's address; the app trusts this one hop (TRUSTED_PROXIES=1).
+  option forwardfor
+  http-request deny deny_status 404 if { path_beg /api/metrics }
+  log-format '{"time":"%trg","level":"info","event":"balancer.request","requestId":"%ID","client":"%ci","instance":"%s","method":"%HM","path":"%HPO","status":%ST,"ms":%Ta,"retries":%rc,"termination":"%ts"}'
+  default_backend instances
+
+backend instances
+  balance roundrobin
+  option httpchk GET /api/ready
+  http-check expect status 200
+  default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2
+${instances.map((instance) => `  server ${instance.name} 127.0.0.1:${instance.port} check`).join("\n")}
+
+frontend stats
+  bind 127.0.0.1:${statsPort}
+  no log
+  http-request use-service prometheus-exporter if { path /metrics }
+  stats enable
+  stats uri /
+  stats refresh 2s
+`.trimStart();
+}
+
+function rawProblemResponse(status: number, problem: { slug: string; title: string; detail: string; retryAfter: number | undefined }): string {
+  // Keys in canonical (sorted) order, as the app writes its problems.
+  const body = JSON.stringify({ detail: problem.detail, status, title: problem.title, type: problemType(problem.slug) });
+  const reason = { 404: "Not Found", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" }[status];
+  return [
+    `HTTP/1.1 ${status} ${reason}`,
+    `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Cache-Control: no-store",
+    ...(problem.retryAfter !== undefined ? [`Retry-After: ${problem.retryAfter}`] : []),
+    "",
+    body,
+  ].join("\r\n");
+}

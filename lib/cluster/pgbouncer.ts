@@ -1,0 +1,129 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import pg from "pg";
+import { startProcess, waitUntil, type ClusterProcess } from "@/lib/cluster/child-process";
+
+/**
+ * PgBouncer in transaction pooling mode between the app instances and
+ * PostgreSQL: every instance's pool connects to it, and it lends each
+ * transaction one of `poolSize` server connections, so PostgreSQL sees
+ * `poolSize` connections however many instances there are.
+ *
+ * What transaction mode takes away: a server session belongs to a client
+ * only for one transaction. Session state (SET, session advisory locks,
+ * LISTEN, temporary tables) and named prepared statements do not survive
+ * from one transaction to the next, and PgBouncer 1.18 does not carry
+ * prepared statements over (1.21 can). OncePay sends none (a test watches
+ * the wire to keep it so), and what needs a session, the migration runner's
+ * advisory lock, goes to PostgreSQL directly (DIRECT_DATABASE_URL).
+ */
+export interface PgBouncer {
+  /** The same database, through the pooler. */
+  readonly url: string;
+  readonly port: number;
+  /** The running process; replaced by start() after a kill. */
+  readonly process: ClusterProcess;
+  /** Starts it again on the same port (after kill or stop). */
+  start(): Promise<void>;
+  /** SIGKILL: every client connection drops at once, and new ones are refused. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface PgBouncerOptions {
+  /** PostgreSQL itself. */
+  databaseUrl: string;
+  port: number;
+  /** Server connections per database and user: what PostgreSQL sees. */
+  poolSize: number;
+  /** Where its configuration is written. */
+  workDir: string;
+  output: "inherit" | ((chunk: string) => void);
+}
+
+const READY_TIMEOUT_MS = 15_000;
+
+export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBouncer> {
+  const configFile = path.join(options.workDir, "pgbouncer.ini");
+  await mkdir(options.workDir, { recursive: true });
+  await writeFile(configFile, pgbouncerConfig(options));
+  const url = pooledUrl(options.databaseUrl, options.port);
+
+  const launch = async (): Promise<ClusterProcess> => {
+    const started = startProcess({ command: "pgbouncer", args: [configFile], output: options.output });
+    await waitUntil(() => answers(url), { timeoutMs: READY_TIMEOUT_MS, process: started, describe: () => `PgBouncer on port ${options.port} did not answer` });
+    return started;
+  };
+
+  let current = await launch();
+  return {
+    url,
+    port: options.port,
+    get process() {
+      return current;
+    },
+    async start() {
+      current = await launch();
+    },
+    kill: () => current.kill(),
+    stop: () => current.stop(),
+  };
+}
+
+/** The configuration: one database entry, the one DATABASE_URL names, under its own name. */
+export function pgbouncerConfig({ databaseUrl, port, poolSize }: Pick<PgBouncerOptions, "databaseUrl" | "port" | "poolSize">): string {
+  const target = new URL(databaseUrl);
+  const database = decodeURIComponent(target.pathname.slice(1)) || "postgres";
+  const user = decodeURIComponent(target.username) || "postgres";
+  const server = [
+    `host=${target.hostname}`,
+    `port=${target.port || 5432}`,
+    `dbname=${database}`,
+    `user=${user}`,
+    ...(target.password ? [`password=${decodeURIComponent(target.password)}`] : []),
+  ].join(" ");
+  return [
+    "[databases]",
+    `${database} = ${server}`,
+    "",
+    "[pgbouncer]",
+    "listen_addr = 127.0.0.1",
+    `listen_port = ${port}`,
+    // No Unix socket: the cluster's parts talk over TCP on 127.0.0.1 only.
+    "unix_socket_dir =",
+    // Clients are the cluster's own instances on 127.0.0.1; PgBouncer logs
+    // in to PostgreSQL as the user of the database entry, whatever they say.
+    "auth_type = any",
+    "pool_mode = transaction",
+    `default_pool_size = ${poolSize}`,
+    "max_client_conn = 2000",
+    // Nothing to reset between clients in transaction mode: no session state survives.
+    "server_reset_query =",
+    // pg sends none of these, but other clients (psql, tools) may.
+    "ignore_startup_parameters = extra_float_digits,options",
+    "log_connections = 0",
+    "log_disconnections = 0",
+    "stats_period = 60",
+    // PgBouncer refuses to run as root: as root, it switches to this user.
+    ...(process.getuid?.() === 0 ? ["user = postgres"] : []),
+    "",
+  ].join("\n");
+}
+
+function pooledUrl(databaseUrl: string, port: number): string {
+  const url = new URL(databaseUrl);
+  url.hostname = "127.0.0.1";
+  url.port = String(port);
+  return url.toString();
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,86 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
+
+/**
+ * A client that does what the contract asks of one: send a checkout, and
+ * on no final answer (a dropped connection, 409, 429, 5xx) send it again
+ * with the same key and body, after Retry-After, until it gets one. It
+ * records every attempt, so a test asserts on what the client saw.
+ */
+export interface AttemptRecord {
+  /** null: no answer (the connection dropped or was refused). */
+  status: number | null;
+  retryAfter: string | null;
+  replayed: boolean;
+  contentType: string | null;
+  sentAt: number;
+  answeredAt: number;
+}
+
+export interface CheckoutRun {
+  key: string;
+  attempts: AttemptRecord[];
+  /** The last attempt, if it was a final answer. */
+  final?: AttemptRecord;
+}
+
+export interface RetryingCheckoutOptions {
+  baseUrl: string;
+  token: string;
+  key: string;
+  body: unknown;
+  /** Give up after this long. */
+  deadlineMs: number;
+  /** How long to wait before the next attempt; default: Retry-After, or 500 ms without one. */
+  waitBeforeRetry?(last: AttemptRecord, attempt: number): number;
+}
+
+export async function checkoutUntilAnswered(options: RetryingCheckoutOptions): Promise<CheckoutRun> {
+  const run: CheckoutRun = { key: options.key, attempts: [] };
+  const giveUpAt = Date.now() + options.deadlineMs;
+  while (Date.now() < giveUpAt) {
+    const attempt = await sendOnce(options);
+    run.attempts.push(attempt);
+    if (isFinal(attempt.status)) {
+      run.final = attempt;
+      return run;
+    }
+    const wait = options.waitBeforeRetry?.(attempt, run.attempts.length) ?? defaultWait(attempt);
+    await delay(Math.min(wait, Math.max(0, giveUpAt - Date.now())));
+  }
+  return run;
+}
+
+async function sendOnce({ baseUrl, token, key, body }: RetryingCheckoutOptions): Promise<AttemptRecord> {
+  const sentAt = Date.now();
+  try {
+    const response = await fetch(`${baseUrl}/api/orders`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, [IDEMPOTENCY_KEY_HEADER]: key },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(20_000),
+    });
+    await response.arrayBuffer();
+    return {
+      status: response.status,
+      retryAfter: response.headers.get(RETRY_AFTER_HEADER),
+      replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
+      contentType: response.headers.get("content-type"),
+      sentAt,
+      answeredAt: Date.now(),
+    };
+  } catch {
+    return { status: null, retryAfter: null, replayed: false, contentType: null, sentAt, answeredAt: Date.now() };
+  }
+}
+
+// Final: 2xx, 402 (declined), and any other 4xx but 409 and 429.
+function isFinal(status: number | null): boolean {
+  if (status === null || status === 409 || status === 429) return false;
+  return status < 500;
+}
+
+function defaultWait(attempt: AttemptRecord): number {
+  const seconds = Number(attempt.retryAfter);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 500;
+}

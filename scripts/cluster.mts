@@ -1,0 +1,54 @@
+/**
+ * `npm run cluster`: OncePay as it is deployed, on this machine. CLUSTER_SIZE
+ * app instances (3) behind HAProxy, PgBouncer in transaction mode between
+ * them and PostgreSQL, one payment simulator they share (lib/cluster/).
+ * Needs DATABASE_URL (a PostgreSQL server). Ctrl-C stops everything.
+ */
+import { spawnSync } from "node:child_process";
+import { startCluster } from "../lib/cluster/cluster.ts";
+import { clusterEnv } from "../lib/env.ts";
+
+const configured = clusterEnv();
+if (!configured.ok) {
+  for (const problem of configured.problems) console.error(`[oncepay] ${problem}`);
+  process.exit(2);
+}
+const env = configured.env;
+
+for (const step of [["bash", ["scripts/ensure-cluster-tools.sh"]], [process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/build-if-stale.mts"]]] as const) {
+  const result = spawnSync(step[0], step[1], { stdio: "inherit" });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+console.log(`[oncepay] cluster: starting ${env.CLUSTER_SIZE} instances, PgBouncer and HAProxy`);
+const cluster = await startCluster({
+  size: env.CLUSTER_SIZE,
+  databaseUrl: env.DATABASE_URL,
+  port: env.PORT,
+  poolerPoolSize: env.CLUSTER_POOLER_POOL_SIZE,
+  instancePoolMax: env.DATABASE_POOL_MAX,
+  output: "inherit",
+});
+
+const rows = [
+  ["shop (HAProxy, round-robin)", cluster.url, cluster.balancer.process.pid],
+  ["HAProxy statistics", `${cluster.balancer.statsUrl}/  (Prometheus: ${cluster.balancer.statsUrl}/metrics)`, cluster.balancer.process.pid],
+  ...cluster.instances.map((instance) => [`instance ${instance.name}`, `${instance.url}  (metrics: ${instance.url}/api/metrics)`, instance.process.pid]),
+  [`PgBouncer (transaction mode, ${env.CLUSTER_POOLER_POOL_SIZE} server connections)`, cluster.pooler.url.replace(/\/\/[^@]*@/, "//"), cluster.pooler.process.pid],
+  ["payment simulator (shared)", cluster.simulator.url, cluster.simulator.pid],
+];
+console.log("\n[oncepay] cluster ready:");
+for (const [what, where, pid] of rows) console.log(`  ${String(what).padEnd(56)} ${String(where).padEnd(70)} pid ${pid}`);
+console.log("\n[oncepay] Ctrl-C stops everything this started.\n");
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log("\n[oncepay] cluster: stopping");
+    await cluster.stop();
+    console.log("[oncepay] cluster: stopped");
+    process.exit(0);
+  });
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The cluster (npm run cluster, its tests and benchmark) runs HAProxy in front
+# of the app instances and PgBouncer in front of PostgreSQL. Both are Debian
+# packages; the cluster starts its own processes, so only the binaries are
+# needed. Install them when missing and we are allowed to; otherwise say how.
+set -euo pipefail
+missing=()
+command -v haproxy >/dev/null || missing+=(haproxy)
+command -v pgbouncer >/dev/null || missing+=(pgbouncer)
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
+  echo "Installing ${missing[*]} from Debian's packages (once)..."
+  apt-get update -qq
+  # Whatever service the packages may start uses its default port; the
+  # cluster runs its own processes on free ones.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  exit 0
+fi
+
+echo "The cluster needs ${missing[*]} on PATH." >&2
+echo "Install with: sudo apt-get install ${missing[*]}" >&2
+exit 1
