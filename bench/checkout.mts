@@ -73,7 +73,9 @@ try {
 }
 
 async function startApp() {
-  const app = await startAppServer({ env: { LOG_LEVEL: "info" } });
+  // One client sending thousands a minute: the limiter runs on every
+  // checkout, as in production, with a limit it never reaches.
+  const app = await startAppServer({ env: { LOG_LEVEL: "info", CHECKOUT_RATE_LIMIT: "100000000" } });
   const database = app.realPostgres ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite, where concurrent figures mean little";
   return { baseUrl: app.baseUrl, description: `the built app, started here, on ${database}`, stop: () => app.stop() };
 }

@@ -125,6 +125,10 @@ function rawProblemResponse(status: number, problem: { slug: string; title: stri
     `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
     "Cache-Control: no-store",
+    // HAProxy closes the client's connection after an answer of its own; a
+    // client that took it for a keep-alive one would send its next request
+    // into a closed socket.
+    "Connection: close",
     ...(problem.retryAfter !== undefined ? [`Retry-After: ${problem.retryAfter}`] : []),
     "",
     body,

@@ -81,6 +81,26 @@ async function expect503(response: Response) {
 }
 
 describe("a database outage", () => {
+  it("readiness answers 503 naming the database while it is gone, health stays 200, and both recover", async () => {
+    expect((await fetch(`${server.baseUrl}/api/ready`)).status).toBe(200);
+    await proxy.cut();
+    try {
+      const ready = await fetch(`${server.baseUrl}/api/ready`);
+      expect(ready.status).toBe(503);
+      expect(ready.headers.get("content-type")).toBe("application/problem+json");
+      expect(Number(ready.headers.get("retry-after"))).toBeGreaterThan(0);
+      const problem = (await ready.json()) as { type: string; detail: string; checks: Record<string, { ok: boolean; reason?: string }> };
+      expect(problem.type).toBe("urn:oncepay:problem:not-ready");
+      expect(problem.detail).toMatch(/^database: /);
+      expect(problem.checks.database).toMatchObject({ ok: false });
+      expect(problem.checks.paymentProvider).toMatchObject({ ok: true });
+      expect((await fetch(`${server.baseUrl}/api/health`)).status).toBe(200);
+    } finally {
+      await proxy.restore();
+    }
+    await expect.poll(async () => (await fetch(`${server.baseUrl}/api/ready`)).status, { timeout: 10_000 }).toBe(200);
+  });
+
   it("refused connections: 503 with Retry-After, and the same key succeeds once the database is back", async () => {
     const account = await newAccount();
     const key = randomUUID();
