@@ -15,7 +15,8 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { startCluster, type Cluster } from "../lib/cluster/cluster.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "../lib/http/headers.ts";
-import { cpuSecondsBy, type ProcessGroup } from "./process-cpu.ts";
+import { cpuSecondsBy, machineTicks, type ProcessGroup } from "./process-cpu.ts";
+import { cpus } from "node:os";
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
@@ -27,7 +28,7 @@ const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 32);
 const SIZES = [1, 3, 3, 1];
 
 console.log(`${SHOPPERS} shoppers at once, new checkouts through HAProxy, ${SECONDS} s per run; CPU in % of one core (2 cores here)`);
-console.log(["instances", "checkouts", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors", "app", "postgres", "pgbouncer", "haproxy", "simulator", "load", "PG conns"].map((cell, index) => (index === 0 ? cell.padEnd(9) : cell.padStart(9))).join(" "));
+console.log(["instances", "checkouts", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors", "app", "postgres", "pgbouncer", "haproxy", "simulator", "load", "machine", "PG conns"].map((cell, index) => (index === 0 ? cell.padEnd(9) : cell.padStart(9))).join(" "));
 for (const size of SIZES) {
   const cluster = await startCluster({
     size,
@@ -64,17 +65,22 @@ async function measure(cluster: Cluster): Promise<RunResult> {
     { name: "postgres", comm: "postgres" },
     { name: "pgbouncer", processGroup: cluster.pooler.process.pid },
     { name: "haproxy", processGroup: cluster.balancer.process.pid },
-    // Started by this process, in its process group: counted by its pid.
-    { name: "simulator", pid: cluster.simulator.pid },
+    // Started by this process, in its process group: counted as its own tree.
+    { name: "simulator", tree: cluster.simulator.pid },
   ];
   const before = await cpuSecondsBy(groups);
+  const machineBefore = await machineTicks();
   const loadBefore = process.cpuUsage();
   const connections = watchServerConnections(databaseUrl!);
 
   const run = await runFor(SECONDS, SHOPPERS, checkout);
 
   const after = await cpuSecondsBy(groups);
+  const machineAfter = await machineTicks();
   const cpu = new Map([...after].map(([name, seconds]) => [name, seconds - (before.get(name) ?? 0)]));
+  // The machine's busy share, in seconds of one core, over the run.
+  const machineShare = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+  cpu.set("machine", machineShare * cpus().length * run.seconds);
   const load = process.cpuUsage(loadBefore); // this process alone: the load generator
   cpu.set("load", (load.user + load.system) / 1e6);
   return { ...run, cpu, serverConnections: await connections.stop() };
@@ -145,6 +151,7 @@ function formatRow(size: number, result: RunResult): string {
     percent("haproxy"),
     percent("simulator"),
     percent("load"),
+    percent("machine"),
     String(result.serverConnections),
   ];
   return cells.map((cell, index) => (index === 0 ? cell.padEnd(9) : cell.padStart(9))).join(" ");

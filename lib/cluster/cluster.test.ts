@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
 import { cartBody, createAccount } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
+import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database";
 import { total } from "@/lib/testing/prometheus-text";
 import { checkoutUntilAnswered, type AttemptRecord } from "@/lib/testing/retrying-checkout";
 import { rowsIn, type Rows } from "@/lib/testing/rows";
@@ -26,15 +27,19 @@ const STORM_SIZE = Math.round(300 * SCALE);
 const KILL_CHECKOUTS = Math.round(100 * SCALE);
 const ACCOUNTS_PER_ADDRESS = 30;
 
+let database: { url: string; drop(): Promise<void> };
 let cluster: Cluster;
 let pool: pg.Pool;
 let rows: Rows;
 
 describe.runIf(inject("realPostgres"))("the cluster: three instances behind HAProxy, PgBouncer in front of PostgreSQL", () => {
   beforeAll(async () => {
+    // A database of its own: the shared test app's rows and rate-limit
+    // windows (its callers share 127.0.0.1 with the balancer's) stay apart.
+    database = await createFreshPostgresDatabase();
     cluster = await startCluster({
       size: 3,
-      databaseUrl: inject("databaseUrl"),
+      databaseUrl: database.url,
       port: 0,
       poolerPoolSize: 10,
       instancePoolMax: 10,
@@ -47,7 +52,7 @@ describe.runIf(inject("realPostgres"))("the cluster: three instances behind HAPr
         ACCOUNT_RATE_LIMIT: String(ACCOUNTS_PER_ADDRESS),
       },
     });
-    pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 3 });
+    pool = new pg.Pool({ connectionString: database.url, max: 3 });
     rows = rowsIn(pool);
   }, 180_000);
 
@@ -55,6 +60,8 @@ describe.runIf(inject("realPostgres"))("the cluster: three instances behind HAPr
     await setFaults(cluster?.simulator ?? { url: "http://127.0.0.1:1" }, {}).catch(() => undefined);
     await cluster?.stop();
     await pool?.end();
+    await database?.drop();
+    await closeTestDb();
   });
 
   it(`${STORM_SIZE} identical requests under one key, spread over every instance: one order, one charge, the rest 409 or the replay`, async () => {
@@ -204,7 +211,7 @@ describe.runIf(inject("realPostgres"))("the cluster: three instances behind HAPr
 });
 
 async function sendOnce(baseUrl: string, token: string, key: string, body: unknown): Promise<AttemptRecord> {
-  const run = await checkoutUntilAnswered({ baseUrl, token, key, body, deadlineMs: 1 });
+  const run = await checkoutUntilAnswered({ baseUrl, token, key, body, deadlineMs: 0, maxAttempts: 1 });
   return run.attempts[0]!;
 }
 

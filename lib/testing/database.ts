@@ -34,6 +34,20 @@ export async function closeTestDb(): Promise<void> {
 export const { countRows, tableCounts, keyRow, expireLease, expireKey, accountIdByTokenHash, idempotencyKeysOf, providerIntents, ordersForCart } = rowsIn(testPool.db);
 
 /**
+ * An empty PostgreSQL database of its own on the server under test, for a
+ * test that runs a whole deployment (the cluster), so that nothing it counts
+ * (rows, rate-limit windows) is shared with the other tests. Real
+ * PostgreSQL only.
+ */
+export async function createFreshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `oncepay_fresh_${randomUUID().replaceAll("-", "")}`;
+  await testDb().query(`CREATE DATABASE ${name}`);
+  const url = new URL(inject("databaseUrl"));
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: async () => void (await testDb().query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
+}
+
+/**
  * An empty database of its own, for tests of migrations and schema: a new
  * database on the PostgreSQL server under test, or a new in-memory PGlite.
  */

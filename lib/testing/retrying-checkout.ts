@@ -29,8 +29,10 @@ export interface RetryingCheckoutOptions {
   token: string;
   key: string;
   body: unknown;
-  /** Give up after this long. */
+  /** Send no attempt after this long (the first is always sent). */
   deadlineMs: number;
+  /** Send at most this many attempts; default: as many as the deadline allows. */
+  maxAttempts?: number;
   /** How long to wait before the next attempt; default: Retry-After, or 500 ms without one. */
   waitBeforeRetry?(last: AttemptRecord, attempt: number): number;
 }
@@ -38,17 +40,19 @@ export interface RetryingCheckoutOptions {
 export async function checkoutUntilAnswered(options: RetryingCheckoutOptions): Promise<CheckoutRun> {
   const run: CheckoutRun = { key: options.key, attempts: [] };
   const giveUpAt = Date.now() + options.deadlineMs;
-  while (Date.now() < giveUpAt) {
+  const maxAttempts = options.maxAttempts ?? Number.POSITIVE_INFINITY;
+  for (;;) {
     const attempt = await sendOnce(options);
     run.attempts.push(attempt);
     if (isFinal(attempt.status)) {
       run.final = attempt;
       return run;
     }
+    if (run.attempts.length >= maxAttempts) return run;
     const wait = options.waitBeforeRetry?.(attempt, run.attempts.length) ?? defaultWait(attempt);
-    await delay(Math.min(wait, Math.max(0, giveUpAt - Date.now())));
+    if (Date.now() + wait >= giveUpAt) return run;
+    await delay(wait);
   }
-  return run;
 }
 
 async function sendOnce({ baseUrl, token, key, body }: RetryingCheckoutOptions): Promise<AttemptRecord> {
