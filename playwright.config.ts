@@ -42,7 +42,8 @@ export default defineConfig({
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], launchOptions: chromium } }],
   webServer: {
     command: "node node_modules/tsx/dist/cli.mjs scripts/launch.mts start",
-    url: `${baseURL}/api/products`,
+    // Ready: the database answers and the payment provider is reachable.
+    url: `${baseURL}/api/ready`,
     reuseExistingServer: false,
     timeout: 120_000,
     stdout: "ignore",

@@ -105,7 +105,8 @@ async function waitUntilReady(baseUrl: string, child: ChildProcess, output: stri
       throw new Error(`The app exited with code ${child.exitCode} before it was ready:\n${output.join("")}`);
     }
     try {
-      const response = await fetch(`${baseUrl}/api/products`);
+      // Ready: the database answers and the payment provider is reachable.
+      const response = await fetch(`${baseUrl}/api/ready`);
       if (response.ok) return;
     } catch {
       // Not listening yet.
