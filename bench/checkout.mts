@@ -1,27 +1,44 @@
 /**
- * How fast the checkout is, measured on the built app over real HTTP, the
- * way a shopper's browser reaches it:
+ * What exactly-once costs, measured on the built app over real HTTP, side
+ * by side with the same checkout without a key:
  *
  *   npm run build && DATABASE_URL=postgresql://… npm run bench
  *
- * Each scenario prints its line as soon as it is done. On PGlite (no
- * DATABASE_URL) it runs too, but every statement is serialised there, so the
- * concurrent figures say nothing about PostgreSQL. BENCH_URL=http://… runs
- * it against an app that is already running (say, one under a profiler)
- * instead of starting one.
+ * Scenarios, each run twice in one run, in the order A B C D E and then
+ * E D C B A, so that drift over the run favours none:
+ *   A  keyless: POST /api/lab/unsafe-orders, the lab's "no key" route (the
+ *      same pricing, charge and order writing, no key layer)
+ *   B  keyed, first time: POST /api/orders with a new key each
+ *   C  keyed replay: POST /api/orders with one completed key
+ *   D  50 identical requests in flight at once, round after round
+ *   E  500 identical requests in flight at once, round after round
+ * For A, B and C: a concurrent phase (CONCURRENCY shoppers; req/s, p50,
+ * p99) and a sequential phase (one at a time; ms per request, and the WAL
+ * flushes per request, which concurrent commits would share). For every
+ * phase, PostgreSQL's own counts per request (bench/postgres-stats.ts):
+ * transactions, rows written, WAL bytes. Then the ratios the key layer is
+ * held to.
  *
- * A checkout here is the whole path of a first request: authenticate, claim
- * the key, price the cart, charge at the payment simulator through the Stripe
- * SDK (its own process, its own HTTP round trips), write the order, the
- * payment and the completed key in one transaction, answer.
+ * Each reading of PostgreSQL's statistics waits 11 s for its backends to
+ * report, so a full run takes a few minutes; `--quick` sends a fifth of the
+ * requests. On PGlite (no DATABASE_URL) it refuses: every statement is
+ * serialised there, and pg_stat_wal is not PostgreSQL's.
  */
 import { randomUUID } from "node:crypto";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../lib/http/headers.ts";
 import { startAppServer } from "../lib/testing/app-server.ts";
+import { deltaOf, openStats, type StatsDelta } from "./postgres-stats.ts";
 
+if (!process.env.DATABASE_URL) {
+  console.error("npm run bench needs DATABASE_URL (a PostgreSQL server): its figures come from PostgreSQL's own statistics.");
+  process.exit(2);
+}
 const QUICK = process.argv.includes("--quick");
-const SCALE = QUICK ? 0.2 : 1;
-const count = (n: number) => Math.max(10, Math.round(n * SCALE));
+const count = (n: number) => Math.max(20, Math.round(n * (QUICK ? 0.2 : 1)));
+const CONCURRENCY = 16;
+const CONCURRENT_REQUESTS = count(1600);
+const SEQUENTIAL_REQUESTS = count(300);
+const STORM_ROUNDS = { 50: count(40), 500: Math.max(2, Math.round(count(40) / 8)) };
 
 interface Sample {
   /** The status, with " replay" when Idempotent-Replayed said so. */
@@ -29,55 +46,154 @@ interface Sample {
   ms: number;
 }
 
-const server = process.env.BENCH_URL
-  ? { baseUrl: process.env.BENCH_URL, description: `the app at ${process.env.BENCH_URL}`, stop: async () => {} }
-  : await startApp();
-try {
-  console.log(`app: ${server.description}`);
-  console.log(`${"scenario".padEnd(44)} ${"requests".padStart(8)} ${"req/s".padStart(7)} ${"p50 ms".padStart(7)} ${"p95 ms".padStart(7)} ${"p99 ms".padStart(7)} ${"max ms".padStart(7)}  statuses`);
-  const token = await createAccount(server.baseUrl);
-  const checkout = (key: string, body = cartBody()) => timed(() => postOrder(server.baseUrl, token, key, body));
-
-  // Warm-up: the first requests compile routes and fill the connection pools.
-  await runConcurrently(20, 4, () => checkout(randomUUID()));
-
-  report("new checkout, one at a time", await runConcurrently(count(300), 1, () => checkout(randomUUID())));
-  report("new checkout, 8 shoppers at once", await runConcurrently(count(800), 8, () => checkout(randomUUID())));
-  report("new checkout, 32 shoppers at once", await runConcurrently(count(1600), 32, () => checkout(randomUUID())));
-
-  const doneKey = randomUUID();
-  const doneBody = cartBody();
-  await checkout(doneKey, doneBody);
-  report("replay of a completed key, one at a time", await runConcurrently(count(500), 1, () => checkout(doneKey, doneBody)));
-  report("replay of a completed key, 8 at once", await runConcurrently(count(2000), 8, () => checkout(doneKey, doneBody)));
-
-  // The seed test's shape: 50 identical requests in flight at once, again and
-  // again. Every round must end with exactly one 201 that is not a replay.
-  const rounds = count(40);
-  const roundMs: Sample[] = [];
-  const statuses: Sample[] = [];
-  for (let round = 0; round < rounds; round += 1) {
-    const key = randomUUID();
-    const body = cartBody();
-    const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => checkout(key, body)));
-    roundMs.push({ answer: "round", ms: performance.now() - started });
-    statuses.push(...answers);
-    const created = answers.filter((a) => a.answer === "201").length;
-    if (created !== 1) throw new Error(`round ${round}: ${created} answers created an order, not 1`);
-  }
-  report("50 identical in flight (per request)", { samples: statuses, seconds: roundMs.reduce((sum, r) => sum + r.ms, 0) / 1000 });
-  report("50 identical in flight (whole round)", { samples: roundMs, seconds: roundMs.reduce((sum, r) => sum + r.ms, 0) / 1000 }, false);
-} finally {
-  await server.stop();
+interface PhaseResult {
+  samples: Sample[];
+  seconds: number;
+  stats: StatsDelta;
 }
 
-async function startApp() {
-  // One client sending thousands a minute: the limiter runs on every
-  // checkout, as in production, with a limit it never reaches.
-  const app = await startAppServer({ env: { LOG_LEVEL: "info", CHECKOUT_RATE_LIMIT: "100000000" } });
-  const database = app.realPostgres ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite, where concurrent figures mean little";
-  return { baseUrl: app.baseUrl, description: `the built app, started here, on ${database}`, stop: () => app.stop() };
+// One client sending thousands a minute: the limiter runs on every
+// checkout, as in production, with a limit it never reaches.
+const app = await startAppServer({ env: { LOG_LEVEL: "warn", CHECKOUT_RATE_LIMIT: "100000000", DEMO_FAULTS: "on" } });
+const stats = await openStats(app.databaseUrl);
+try {
+  const token = await createAccount(app.baseUrl);
+  const keyless = () => timed(() => post(app.baseUrl, "/api/lab/unsafe-orders", token, null, cartBody()));
+  const firstTime = () => timed(() => post(app.baseUrl, "/api/orders", token, randomUUID(), cartBody()));
+  const doneKey = randomUUID();
+  const doneBody = cartBody();
+  const replay = () => timed(() => post(app.baseUrl, "/api/orders", token, doneKey, doneBody));
+
+  // Warm-up: compiles routes, fills the pools, completes the replayed key.
+  await runConcurrently(60, 4, keyless);
+  await runConcurrently(60, 4, firstTime);
+  await replay();
+
+  // The WAL flushes PostgreSQL makes with nothing to do (the WAL writer's own), per second.
+  const idleStart = await stats.read();
+  const idle = deltaOf(idleStart, await stats.read());
+  const idleFlushesPerSecond = Math.max(0, idle.walFlushes) / idle.seconds;
+
+  const results = new Map<string, { concurrent: PhaseResult[]; sequential: PhaseResult[] }>();
+  const record = (name: string, kind: "concurrent" | "sequential", result: PhaseResult) => {
+    const entry = results.get(name) ?? { concurrent: [], sequential: [] };
+    entry[kind].push(result);
+    results.set(name, entry);
+  };
+  const scenarios: { name: string; run(): Promise<void> }[] = [
+    { name: "A keyless", run: () => requestScenario("A keyless", keyless) },
+    { name: "B keyed, first time", run: () => requestScenario("B keyed, first time", firstTime) },
+    { name: "C keyed replay", run: () => requestScenario("C keyed replay", replay) },
+    { name: "D 50 in flight", run: () => stormScenario("D 50 in flight", 50) },
+    { name: "E 500 in flight", run: () => stormScenario("E 500 in flight", 500) },
+  ];
+
+  async function requestScenario(name: string, one: () => Promise<Sample>) {
+    record(name, "concurrent", await measured(() => runConcurrently(CONCURRENT_REQUESTS, CONCURRENCY, one)));
+    record(name, "sequential", await measured(() => runConcurrently(SEQUENTIAL_REQUESTS, 1, one)));
+  }
+
+  async function stormScenario(name: string, size: 50 | 500) {
+    record(
+      name,
+      "concurrent",
+      await measured(async () => {
+        const samples: Sample[] = [];
+        const started = performance.now();
+        for (let round = 0; round < STORM_ROUNDS[size]; round += 1) {
+          const key = randomUUID();
+          const body = cartBody();
+          const answers = await Promise.all(Array.from({ length: size }, () => timed(() => post(app.baseUrl, "/api/orders", token, key, body))));
+          const created = answers.filter((answer) => answer.answer === "201").length;
+          if (created !== 1) throw new Error(`${name}, round ${round}: ${created} answers created an order, not 1`);
+          samples.push(...answers);
+        }
+        return { samples, seconds: (performance.now() - started) / 1000 };
+      }),
+    );
+  }
+
+  async function measured(run: () => Promise<{ samples: Sample[]; seconds: number }>): Promise<PhaseResult> {
+    const before = await stats.read();
+    const result = await run();
+    return { ...result, stats: deltaOf(before, await stats.read()) };
+  }
+
+  console.log(`app: the built app on PostgreSQL, ${CONCURRENCY} shoppers in the concurrent phases; order A B C D E, then E D C B A`);
+  for (const scenario of [...scenarios, ...[...scenarios].reverse()]) {
+    process.stdout.write(`  ${scenario.name}…`);
+    await scenario.run();
+    process.stdout.write(" done\n");
+  }
+
+  printTable(results, idleFlushesPerSecond);
+} finally {
+  await stats.close();
+  await app.stop();
+}
+
+function printTable(results: Map<string, { concurrent: PhaseResult[]; sequential: PhaseResult[] }>, idleFlushesPerSecond: number) {
+  const merged = (phases: PhaseResult[]) => ({
+    samples: phases.flatMap((phase) => phase.samples),
+    seconds: phases.reduce((sum, phase) => sum + phase.seconds, 0),
+    stats: phases.reduce<StatsDelta>(
+      (sum, phase) => ({
+        transactions: sum.transactions + phase.stats.transactions,
+        rowsWritten: sum.rowsWritten + phase.stats.rowsWritten,
+        walBytes: sum.walBytes + phase.stats.walBytes,
+        walFlushes: sum.walFlushes + phase.stats.walFlushes,
+        seconds: sum.seconds + phase.stats.seconds,
+      }),
+      { transactions: 0, rowsWritten: 0, walBytes: 0, walFlushes: 0, seconds: 0 },
+    ),
+  });
+  const header = ["scenario", "requests", "req/s", "p50 ms", "p99 ms", "tx/req", "rows/req", "WAL B/req", "seq ms", "flushes/req", "answers"];
+  console.log(`\n${header[0]!.padEnd(22)}${header.slice(1, -1).map((cell) => cell.padStart(11)).join("")}  ${header.at(-1)}`);
+  const figures = new Map<string, { rate: number; sequentialMs: number; flushes: number }>();
+  for (const [name, { concurrent, sequential }] of results) {
+    const load = merged(concurrent);
+    const perRequest = (value: number) => (value / load.samples.length).toFixed(1);
+    const seq = sequential.length > 0 ? merged(sequential) : undefined;
+    const sequentialMs = seq ? quantile(seq.samples, 0.5) : Number.NaN;
+    const flushes = seq ? Math.max(0, seq.stats.walFlushes - idleFlushesPerSecond * seq.stats.seconds) / seq.samples.length : Number.NaN;
+    const rate = load.samples.length / load.seconds;
+    figures.set(name, { rate, sequentialMs, flushes });
+    const cells = [
+      String(load.samples.length),
+      rate.toFixed(0),
+      quantile(load.samples, 0.5).toFixed(1),
+      quantile(load.samples, 0.99).toFixed(1),
+      perRequest(load.stats.transactions),
+      perRequest(load.stats.rowsWritten),
+      (load.stats.walBytes / load.samples.length).toFixed(0),
+      Number.isNaN(sequentialMs) ? "-" : sequentialMs.toFixed(1),
+      Number.isNaN(flushes) ? "-" : flushes.toFixed(2),
+    ];
+    console.log(`${name.padEnd(22)}${cells.map((cell) => cell.padStart(11)).join("")}  ${answers(load.samples)}`);
+  }
+
+  const of = (name: string) => figures.get(name)!;
+  const keyless = of("A keyless");
+  const firstTime = of("B keyed, first time");
+  const replayed = of("C keyed replay");
+  const storm = of("E 500 in flight");
+  console.log("\nratios (target in brackets)");
+  console.log(`  keyed first-time req/s ÷ keyless:            ${(firstTime.rate / keyless.rate).toFixed(2)}  [≥ 0.90]`);
+  console.log(`  keyed first-time sequential ms ÷ keyless:    ${(firstTime.sequentialMs / keyless.sequentialMs).toFixed(2)}  [≤ 1.15]`);
+  console.log(`  durable commits the key layer adds:          ${(firstTime.flushes - keyless.flushes).toFixed(2)}  [≤ 1]`);
+  console.log(`  replay req/s ÷ keyless:                      ${(replayed.rate / keyless.rate).toFixed(2)}  [≥ 3]`);
+  console.log(`  500 in flight, drain rate ÷ replay req/s:    ${(storm.rate / replayed.rate).toFixed(2)}  [≥ 0.9]`);
+}
+
+function quantile(samples: Sample[], q: number): number {
+  const sorted = samples.map((sample) => sample.ms).sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+function answers(samples: Sample[]): string {
+  const byAnswer = new Map<string, number>();
+  for (const sample of samples) byAnswer.set(sample.answer, (byAnswer.get(sample.answer) ?? 0) + 1);
+  return [...byAnswer].sort(([a], [b]) => a.localeCompare(b)).map(([answer, n]) => `${n}×${answer}`).join(", ");
 }
 
 async function runConcurrently(total: number, concurrency: number, one: () => Promise<Sample>): Promise<{ samples: Sample[]; seconds: number }> {
@@ -103,16 +219,6 @@ async function timed(send: () => Promise<Response>): Promise<Sample> {
   return { answer: `${response.status}${replayed ? " replay" : ""}`, ms: performance.now() - started };
 }
 
-function report(name: string, { samples, seconds }: { samples: Sample[]; seconds: number }, withStatuses = true) {
-  const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  const byAnswer = new Map<string, number>();
-  for (const s of samples) byAnswer.set(s.answer, (byAnswer.get(s.answer) ?? 0) + 1);
-  const statusText = withStatuses ? [...byAnswer].sort(([a], [b]) => a.localeCompare(b)).map(([answer, n]) => `${n}×${answer}`).join(", ") : "";
-  const cells = [samples.length.toString().padStart(8), (samples.length / seconds).toFixed(0).padStart(7), ...[0.5, 0.95, 0.99, 1].map((q) => at(q).toFixed(1).padStart(7))];
-  console.log(`${name.padEnd(44)} ${cells.join(" ")}  ${statusText}`);
-}
-
 async function createAccount(baseUrl: string): Promise<string> {
   const response = await fetch(`${baseUrl}/api/accounts`, { method: "POST" });
   if (response.status !== 201) throw new Error(`POST /api/accounts answered ${response.status}`);
@@ -129,10 +235,10 @@ function cartBody() {
   };
 }
 
-function postOrder(baseUrl: string, token: string, key: string, body: unknown): Promise<Response> {
-  return fetch(`${baseUrl}/api/orders`, {
+function post(baseUrl: string, path: string, token: string, key: string | null, body: unknown): Promise<Response> {
+  return fetch(`${baseUrl}${path}`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", [IDEMPOTENCY_KEY_HEADER]: key },
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...(key !== null && { [IDEMPOTENCY_KEY_HEADER]: key }) },
     body: JSON.stringify(body),
   });
 }

@@ -32,21 +32,24 @@ describe("the log", () => {
     const account = (await (await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })).json()) as { id: string; token: string };
     const key = randomUUID();
     const requestId = `lb-${randomUUID()}`;
-    // after-charge: the attempt logs a failure after the key row and the provider key are known.
-    const { response } = await postOrder({ baseUrl: app.baseUrl, token: account.token, key, body: cartBody(), headers: { "X-Request-Id": requestId, "OncePay-Fault": "after-charge" } });
+    // before-charge: the attempt fails, and logs it, once the key row and
+    // the provider key are known; nothing was charged, so the key is released
+    // (no key is left in flight for other tests' recovery runs to find).
+    const { response } = await postOrder({ baseUrl: app.baseUrl, token: account.token, key, body: cartBody(), headers: { "X-Request-Id": requestId, "OncePay-Fault": "before-charge" } });
     expect(response.status).toBe(500);
-    const keyRow = await rowsAt(app.databaseUrl).keyRow(account.id, key);
-    expect(keyRow).toBeDefined();
+    expect(await rowsAt(app.databaseUrl).keyRow(account.id, key)).toBeUndefined();
 
     await expect.poll(() => logLines().filter((line) => line.requestId === requestId).length).toBeGreaterThanOrEqual(2);
     const lines = logLines().filter((line) => line.requestId === requestId);
     expect(lines.map((line) => line.event)).toEqual(expect.arrayContaining(["idempotency.perform_failed", "http.request"]));
+    const keyId = lines[0]!.keyId as string;
+    expect(keyId).toMatch(/^[0-9a-f-]{36}$/);
     for (const line of lines) {
       expect(line).toMatchObject({
         accountId: account.id,
         idempotencyKey: key,
-        keyId: keyRow!.id,
-        providerKey: paymentProviderKey(account.id, keyRow!.id),
+        keyId,
+        providerKey: paymentProviderKey(account.id, keyId),
         level: expect.any(String),
         time: expect.any(String),
       });
