@@ -48,6 +48,23 @@ describe("runCrashScenario", () => {
     expect(summarizeRetries(observation.attempts)).toEqual({ atOnce: "201", inProgressMs: null, final: "201" });
   });
 
+  it("counts the expiry from the crashed request's answer, however long that took", async () => {
+    let clock = 0;
+    const server = scripted(["drop", 409]);
+    const slowFirst: CrashDeps = {
+      now: () => clock + server.now(),
+      sleep: server.sleep,
+      fetch: async (path, init) => {
+        // The key store behind the first request starts on first use: 12 s.
+        if (server.sent.length === 0) clock += 12_000;
+        return server.fetch(path, init);
+      },
+    };
+    const observation = await runCrashScenario(slowFirst, { stormId: "s", request, crash });
+    // Retries go on until a margin (15 s) after the expiry counted from the crash, not from the start.
+    expect(observation.attempts.at(-1)!.atMs).toBeGreaterThanOrEqual(12_000 + 20_000 + 15_000 - RETRY_EVERY_MS);
+  });
+
   it("gives up a margin after the key's expiry when the key never frees", async () => {
     const server = scripted(["drop", 409]);
     const observation = await runCrashScenario(server, { stormId: "s", request, crash });

@@ -51,8 +51,12 @@ export async function runCrashScenario(
   };
 
   await send(true);
+  // The key's expiry runs from when the crashed request reserved it, which
+  // is before its (lost) answer and may be long after the scenario began (a
+  // key store started on first use): count from the answer.
+  const crashAnsweredAt = deps.now();
   let last = await send(false);
-  const deadline = startedAt + (crash.inFlightExpirySeconds ?? 0) * 1000 + MARGIN_MS;
+  const deadline = crashAnsweredAt + (crash.inFlightExpirySeconds ?? 0) * 1000 + MARGIN_MS;
   while (stillInProgress(last) && deps.now() < deadline) {
     await deps.sleep(RETRY_EVERY_MS);
     last = await send(false);
