@@ -73,6 +73,7 @@ try {
   const idleStart = await stats.read();
   const idle = deltaOf(idleStart, await stats.read());
   const idleFlushesPerSecond = Math.max(0, idle.walFlushes) / idle.seconds;
+  console.log(`idle: ${idle.walFlushes} WAL flushes in ${idle.seconds.toFixed(0)} s`);
 
   const results = new Map<string, { concurrent: PhaseResult[]; sequential: PhaseResult[] }>();
   const record = (name: string, kind: "concurrent" | "sequential", result: PhaseResult) => {
@@ -113,10 +114,14 @@ try {
     );
   }
 
+  // Phases follow each other with nothing in between, so one reading ends
+  // a phase and begins the next (each reading waits 11 s).
+  let lastReading = await stats.read();
   async function measured(run: () => Promise<{ samples: Sample[]; seconds: number }>): Promise<PhaseResult> {
-    const before = await stats.read();
+    const before = lastReading;
     const result = await run();
-    return { ...result, stats: deltaOf(before, await stats.read()) };
+    lastReading = await stats.read();
+    return { ...result, stats: deltaOf(before, lastReading) };
   }
 
   console.log(`app: the built app on PostgreSQL, ${CONCURRENCY} shoppers in the concurrent phases; order A B C D E, then E D C B A`);
@@ -148,7 +153,7 @@ function printTable(results: Map<string, { concurrent: PhaseResult[]; sequential
     ),
   });
   const header = ["scenario", "requests", "req/s", "p50 ms", "p99 ms", "tx/req", "rows/req", "WAL B/req", "seq ms", "flushes/req", "answers"];
-  console.log(`\n${header[0]!.padEnd(22)}${header.slice(1, -1).map((cell) => cell.padStart(11)).join("")}  ${header.at(-1)}`);
+  console.log(`\n${header[0]!.padEnd(22)}${header.slice(1, -1).map((cell) => cell.padStart(12)).join("")}  ${header.at(-1)}`);
   const figures = new Map<string, { rate: number; sequentialMs: number; flushes: number }>();
   for (const [name, { concurrent, sequential }] of results) {
     const load = merged(concurrent);
@@ -169,7 +174,7 @@ function printTable(results: Map<string, { concurrent: PhaseResult[]; sequential
       Number.isNaN(sequentialMs) ? "-" : sequentialMs.toFixed(1),
       Number.isNaN(flushes) ? "-" : flushes.toFixed(2),
     ];
-    console.log(`${name.padEnd(22)}${cells.map((cell) => cell.padStart(11)).join("")}  ${answers(load.samples)}`);
+    console.log(`${name.padEnd(22)}${cells.map((cell) => cell.padStart(12)).join("")}  ${answers(load.samples)}`);
   }
 
   const of = (name: string) => figures.get(name)!;
