@@ -1,6 +1,6 @@
 import { authenticate } from "@/lib/auth/accounts";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { demoSettingsFor, takeLostResponse } from "@/lib/demo/settings";
+import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
 import { jsonResponse } from "@/lib/http/json";
@@ -11,6 +11,7 @@ import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
 import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { ordersPage } from "@/lib/ledger/orders";
+import type { RateLimit } from "@/lib/limits/rate-limit";
 import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
 import { observeCheckout } from "@/lib/observability/metrics";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
@@ -33,40 +34,49 @@ export async function createOrder(request: Request): Promise<Response> {
 }
 
 /**
- * Identity first (401 before the key is looked at), then the account's rate
- * limit (429 before the key is claimed, so nothing is stored under it and
- * the same key works once the window has room), then the idempotent checkout.
+ * Identity first (401 before the key is looked at), then the idempotent
+ * checkout. A request the key's row answers (a replay, a 409, a 422) costs
+ * one read; one that would claim a new key is first admitted by the
+ * account's rate limit (429 before the claim, so nothing is stored under the
+ * key and the same key works once the window has room). The demo settings
+ * only shape a first-time checkout, so only it reads them.
  */
 async function checkout(request: Request): Promise<{ outcome: Outcome; response: Response }> {
   const { db, idempotencyStore, paymentProvider, checkoutLimit } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return answer({ kind: auth.reason, detail: auth.detail });
+  const { accountId } = auth.caller;
 
-  const limit = await checkoutLimit.consume(auth.caller.accountId);
-  if (!limit.allowed) {
-    return answer({
-      kind: "rate-limited",
-      retryAfterSeconds: limit.retryAfterSeconds,
-      detail: `This account sent more checkouts than its rate limit allows. Nothing was stored under the ${IDEMPOTENCY_KEY_HEADER}: retry with the same one after ${limit.retryAfterSeconds} s.`,
-    });
-  }
-
-  const demo = await demoSettingsFor(db, auth.caller.accountId);
+  let demo: Promise<DemoSettings> | undefined;
+  const demoSettings = () => (demo ??= demoSettingsFor(db, accountId));
   const fault = requestedFault(request);
-  const endpoint = checkoutEndpoint({
-    store: idempotencyStore,
-    provider: paymentProvider,
-    fault,
-    holdBeforeChargeMs: demo.networkDelayMs,
-  });
-  const outcome = await runIdempotent(endpoint, request, auth.caller.accountId);
+  const endpoint = {
+    ...checkoutEndpoint({
+      store: idempotencyStore,
+      provider: paymentProvider,
+      fault,
+      holdBeforeChargeMs: async () => (await demoSettings()).networkDelayMs,
+    }),
+    admit: () => admitCheckout(checkoutLimit, accountId),
+  };
+  const outcome = await runIdempotent(endpoint, request, accountId);
   if (outcome.kind === "completed") injectFault(fault, "after-commit");
   // The lost-response demo: the order is committed, the answer never arrives,
   // and only a retry with the same key (a replay) tells the client the result.
-  if (outcome.kind === "completed" && demo.loseResponse && (await takeLostResponse(db, auth.caller.accountId))) {
+  if (outcome.kind === "completed" && (await demoSettings()).loseResponse && (await takeLostResponse(db, accountId))) {
     return { outcome, response: lostResponse() };
   }
   return answer(outcome);
+}
+
+async function admitCheckout(limit: RateLimit, accountId: string): Promise<Outcome | undefined> {
+  const decision = await limit.consume(accountId);
+  if (decision.allowed) return undefined;
+  return {
+    kind: "rate-limited",
+    retryAfterSeconds: decision.retryAfterSeconds,
+    detail: `This account sent more checkouts than its rate limit allows. Nothing was stored under the ${IDEMPOTENCY_KEY_HEADER}: retry with the same one after ${decision.retryAfterSeconds} s.`,
+  };
 }
 
 function answer(outcome: Outcome): { outcome: Outcome; response: Response } {

@@ -17,6 +17,31 @@ export interface Caller {
 /** `cross-site`: a session cookie on a request another site made (403); `unauthenticated`: no usable credential (401). */
 export type AuthResult = { ok: true; caller: Caller } | { ok: false; reason: "unauthenticated" | "cross-site"; detail: string };
 
+/**
+ * Which account a token stands for never changes (accounts are neither
+ * deleted nor given new tokens), so each instance keeps the ones it has met:
+ * a replay, or a storm of retries, then asks the database nothing to know
+ * who is asking. Only accounts found are kept (an unknown token is looked up
+ * every time); past KNOWN_ACCOUNTS_MAX the oldest go first.
+ */
+interface KnownAccount {
+  id: string;
+  kind: "api" | "browser";
+}
+const KNOWN_ACCOUNTS_MAX = 10_000;
+const knownAccounts = new Map<string, KnownAccount>();
+
+async function accountByTokenHash(db: PrismaClient, tokenHash: string): Promise<KnownAccount | undefined> {
+  const known = knownAccounts.get(tokenHash);
+  if (known) return known;
+  const found = await db.account.findUnique({ where: { tokenHash }, select: { id: true, kind: true } });
+  if (found) {
+    if (knownAccounts.size >= KNOWN_ACCOUNTS_MAX) knownAccounts.delete(knownAccounts.keys().next().value!);
+    knownAccounts.set(tokenHash, found);
+  }
+  return found ?? undefined;
+}
+
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
@@ -56,7 +81,7 @@ async function authenticateBearer(db: PrismaClient, authorization: string): Prom
   const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
   const token = match?.[1];
   if (!token || !API_TOKEN_PATTERN.test(token)) return unauthenticated("The Authorization header is not a valid bearer token.");
-  const account = await db.account.findUnique({ where: { tokenHash: hashToken(token) }, select: { id: true, kind: true } });
+  const account = await accountByTokenHash(db, hashToken(token));
   if (!account || account.kind !== "api") return unauthenticated("The bearer token is not recognised.");
   return { ok: true, caller: { accountId: account.id } };
 }
@@ -69,7 +94,7 @@ async function authenticateBearer(db: PrismaClient, authorization: string): Prom
 async function authenticateSession(db: PrismaClient, token: string): Promise<AuthResult> {
   if (!SESSION_TOKEN_PATTERN.test(token)) return unauthenticated("The session cookie is not valid. Reload the shop to get a new one.");
   const tokenHash = hashToken(token);
-  const existing = await db.account.findUnique({ where: { tokenHash }, select: { id: true, kind: true } });
+  const existing = await accountByTokenHash(db, tokenHash);
   if (existing) {
     return existing.kind === "browser" ? { ok: true, caller: { accountId: existing.id } } : unauthenticated("The session cookie is not valid.");
   }
@@ -85,7 +110,7 @@ async function authenticateSession(db: PrismaClient, token: string): Promise<Aut
  */
 export async function findSessionAccount(db: PrismaClient, token: string | undefined): Promise<string | undefined> {
   if (token === undefined || !SESSION_TOKEN_PATTERN.test(token)) return undefined;
-  const account = await db.account.findUnique({ where: { tokenHash: hashToken(token) }, select: { id: true, kind: true } });
+  const account = await accountByTokenHash(db, hashToken(token));
   return account?.kind === "browser" ? account.id : undefined;
 }
 

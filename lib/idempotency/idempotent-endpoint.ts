@@ -56,6 +56,12 @@ export interface EndpointContext<Body, Tx> {
 export interface IdempotentEndpoint<Body, Tx> {
   store: IdempotencyStore<Tx>;
   parseBody(json: unknown): BodyParseResult<Body>;
+  /**
+   * Asked once before a new claim, never for an answer the key's row already
+   * gives (a replay, a 409, a 422): an Outcome refuses the request (the
+   * account's rate limit), and nothing is stored under its key.
+   */
+  admit?(): Promise<Outcome | undefined>;
   perform(context: EndpointContext<Body, Tx>): Promise<StoredResponse>;
 }
 
@@ -93,14 +99,15 @@ export async function runIdempotent<Body, Tx>(
 
   const method = request.method.toUpperCase();
   const path = new URL(request.url).pathname;
-  const claimResult = await endpoint.store.claimKey({
-    accountId,
-    key: keyResult.key,
-    method,
-    path,
-    fingerprint: fingerprintRequest(method, path, read.json),
-    body: read.json,
-  });
+  const claimRequest = { accountId, key: keyResult.key, method, path, fingerprint: fingerprintRequest(method, path, read.json), body: read.json };
+  // Read before writing: a replay, a 409 or a 422 is one round trip, and
+  // only a request that will claim is admitted (and counted) first.
+  const known = await endpoint.store.lookUpKey(claimRequest);
+  if (known.kind !== "claimable") return existingKeyOutcome(known);
+  const refusal = await endpoint.admit?.();
+  if (refusal) return refusal;
+
+  const claimResult = await endpoint.store.claimKey(claimRequest);
   if (claimResult.kind !== "claimed") return existingKeyOutcome(claimResult);
   addToContext({ keyId: claimResult.claim.keyId });
 

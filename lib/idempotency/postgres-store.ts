@@ -9,6 +9,7 @@ import {
   type ClaimRequest,
   type ClaimResult,
   type IdempotencyStore,
+  type LookUpResult,
   type RecoveryPoint,
 } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
@@ -30,6 +31,19 @@ export interface KeyTimings {
  */
 export const DISPOSABLE_WHEN_EXPIRED = Prisma.sql`(expires_at <= now()
   AND (state = 'complete' OR (recovery_point = 'claimed' AND coalesce(lease_expires_at <= now(), true))))`;
+
+/**
+ * Lets the statement's transaction commit without waiting for its WAL to
+ * reach the disk (SET LOCAL synchronous_commit = off, inside the statement,
+ * so it is one round trip and ends with its transaction, as a pooler in
+ * transaction mode needs). Only for writes whose loss in a PostgreSQL crash
+ * is harmless, which DESIGN.md argues write by write: the claim (lost, it
+ * charged nothing: the provider is asked only after `payment_started`, a
+ * durable commit, which flushes the claim's WAL with its own) and the
+ * `charged` record (lost, the key is back at `payment_started`, and the
+ * resume asks the provider again under the same provider key).
+ */
+const ASYNC_COMMIT = Prisma.sql`set_config('synchronous_commit', 'off', true) = 'off'`;
 
 // A key can vanish between our failed INSERT and our SELECT (released by a
 // failed attempt, or expired and deleted). Each pass through the loop makes
@@ -59,6 +73,14 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
     private readonly db: PrismaClient,
     private readonly timings: KeyTimings,
   ) {}
+
+  async lookUpKey(request: ClaimRequest): Promise<LookUpResult> {
+    const existing = await this.readExisting(request);
+    if (!existing || existing.disposable) return { kind: "claimable" };
+    if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
+    if (existing.state === "complete") return { kind: "replay", stored: storedResponseOf(existing) };
+    return existing.lease_expired ? { kind: "claimable" } : { kind: "in-flight" };
+  }
 
   async claimKey(request: ClaimRequest): Promise<ClaimResult> {
     for (let pass = 0; pass < MAX_CLAIM_PASSES; pass++) {
@@ -92,12 +114,12 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
       INSERT INTO idempotency_keys
         (account_id, idem_key, request_method, request_path, fingerprint, request_body,
          lease_owner, lease_expires_at, expires_at)
-      VALUES
-        (${request.accountId}::uuid, ${request.key}, ${request.method}, ${request.path}, ${request.fingerprint},
-         ${JSON.stringify(request.body)}::jsonb,
-         ${leaseOwner}::uuid,
-         now() + make_interval(secs => ${this.timings.leaseSeconds}),
-         now() + make_interval(secs => ${this.timings.ttlSeconds}))
+      SELECT ${request.accountId}::uuid, ${request.key}, ${request.method}, ${request.path}, ${request.fingerprint},
+             ${JSON.stringify(request.body)}::jsonb,
+             ${leaseOwner}::uuid,
+             now() + make_interval(secs => ${this.timings.leaseSeconds}),
+             now() + make_interval(secs => ${this.timings.ttlSeconds})
+       WHERE ${ASYNC_COMMIT}
       ON CONFLICT (account_id, idem_key) DO NOTHING
       RETURNING id`;
     return rows[0]?.id;
@@ -188,7 +210,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
   async recordSideEffectResult(claim: Claim, result: unknown): Promise<void> {
     const updated = await this.db.$executeRaw`
       UPDATE idempotency_keys SET recovery_point = 'charged', side_effect_result = ${JSON.stringify(result)}::jsonb, charged_at = now()
-       WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'`;
+       WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight' AND ${ASYNC_COMMIT}`;
     if (updated !== 1) throw new LeaseLostError(claim.keyId);
     claim.recoveryPoint = "charged";
     claim.sideEffectResult = result;

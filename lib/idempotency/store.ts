@@ -58,7 +58,16 @@ export interface AbandonedKey {
   requestBody: unknown;
 }
 
+/** What the key's row says before anything is written: the answer, or that the request may claim it. */
+export type LookUpResult = Exclude<ClaimResult, { kind: "claimed" }> | { kind: "claimable" };
+
 export interface IdempotencyStore<Tx> {
+  /**
+   * Reads the key's row, writing nothing: a replay, a 409 or a 422 is
+   * answered from it in one round trip. "claimable": no row, or one that
+   * claimKey may delete (expired) or take over (its lease ran out).
+   */
+  lookUpKey(request: ClaimRequest): Promise<LookUpResult>;
   claimKey(request: ClaimRequest): Promise<ClaimResult>;
   /** In-flight keys whose lease ran out, oldest first: the recovery worker's work list. */
   findAbandonedKeys(limit: number): Promise<AbandonedKey[]>;

@@ -30,8 +30,8 @@ interface CheckoutDeps {
   provider: PaymentProvider;
   /** A failure this request asked for (tests and demos only). */
   fault?: FaultName;
-  /** The slow-network demo: hold the claimed key this long before charging. */
-  holdBeforeChargeMs?: number;
+  /** The slow-network demo: how long to hold the claimed key before charging (asked only on a first-time checkout). */
+  holdBeforeChargeMs?: () => Promise<number>;
 }
 
 export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedCart, Transaction> {
@@ -89,7 +89,8 @@ function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart: Price
 /** Records that the payment begins, with the cart it charges, then charges it. */
 async function chargeFirstTime(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart): Promise<ChargeResult> {
   injectFault(deps.fault, "after-claim");
-  if (deps.holdBeforeChargeMs) await delay(deps.holdBeforeChargeMs);
+  const holdMs = (await deps.holdBeforeChargeMs?.()) ?? 0;
+  if (holdMs > 0) await delay(holdMs);
   await context.beginSideEffect(cart);
   return chargeCart(deps, context, cart);
 }

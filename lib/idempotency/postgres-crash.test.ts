@@ -1,0 +1,171 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PrismaClient } from "@/lib/generated/prisma/client";
+import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
+import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
+import { parseCheckoutRequest } from "@/lib/orders/cart";
+import { paymentProviderKey, paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
+import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
+import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
+import type { PaymentSimulator } from "@/lib/payments/simulator/server";
+import { cartBody, postOrder } from "@/lib/testing/api-client";
+import { startAppServer, type AppServer } from "@/lib/testing/app-server";
+import { rowsAt } from "@/lib/testing/rows";
+import { setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
+import { checkoutUntilAnswered, type CheckoutRun } from "@/lib/testing/retrying-checkout";
+import { startThrowawayPostgres, type ThrowawayPostgres } from "@/lib/testing/throwaway-postgres";
+
+/**
+ * PostgreSQL itself crashes (an immediate shutdown: no checkpoint, and the
+ * commits that did not wait for the disk are lost) and comes back. The claim
+ * and the `charged` record commit without waiting for the disk (DESIGN.md,
+ * "What must be durable"); each phase below makes PostgreSQL lose them for
+ * real (the database shows it) and proves it harmless: every key, retried,
+ * ends with exactly one order and exactly one charge.
+ *
+ * The server is the test's own, with its WAL writer slowed to 10 s and no
+ * background writer, so an asynchronous commit stays unflushed until a
+ * durable one flushes it: what a crash at the worst moment would find. The
+ * payment simulator keeps its ledger on the shared server, as Stripe's
+ * would survive our crash.
+ */
+let postgres: ThrowawayPostgres;
+let simulator: PaymentSimulator;
+let app: AppServer;
+let account: { id: string; token: string };
+
+describe.runIf(inject("realPostgres"))("PostgreSQL crashes mid-checkout", () => {
+  beforeAll(async () => {
+    postgres = await startThrowawayPostgres({ wal_writer_delay: "10s", bgwriter_lru_maxpages: "0" });
+    simulator = await startTestSimulator();
+    app = await startAppServer({
+      env: { DATABASE_URL: postgres.url, PAYMENT_SIMULATOR_URL: simulator.url, IDEMPOTENCY_LEASE_SECONDS: "2", RECOVERY_INTERVAL_SECONDS: "1" },
+    });
+    account = (await (await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })).json()) as { id: string; token: string };
+  }, 120_000);
+
+  afterAll(async () => {
+    await setFaults(simulator, {}).catch(() => undefined);
+    await app?.stop();
+    await simulator?.close();
+    await postgres?.remove();
+  });
+
+  it("claims lost in the crash: the keys are gone, nothing was charged under them, and each retry pays once", async () => {
+    // The slow-network demo holds each checkout 3 s after its claim, before the charge.
+    await setDemoDelay(3000);
+    const keys = Array.from({ length: 10 }, () => randomUUID());
+    const first = keys.map((key) => postOrder({ baseUrl: app.baseUrl, token: account.token, key }).catch(() => undefined));
+    await waitForKeys(keys, "claimed");
+    await crashAndRestart();
+    expect(await keysPresent(keys)).toBeLessThan(keys.length);
+    await Promise.all(first);
+    await setDemoDelay(0);
+
+    await expectEachPaidOnce(await Promise.all(keys.map((key) => retry(key))));
+  }, 60_000);
+
+  it("`charged` records lost in the crash: the keys are back at payment_started, and the resume gets the first charge back", async () => {
+    // Attempts that die right after recording the provider's answer, driven
+    // through the store itself so that those records are PostgreSQL's last
+    // writes: nothing durable follows to flush them.
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url, max: 2 }) });
+    const store = new PostgresIdempotencyStore(prisma, { leaseSeconds: 2, ttlSeconds: 3600 });
+    const provider = new StripePaymentProvider({ secretKey: LOCAL_SIMULATOR_SECRET_KEY, simulatorUrl: simulator.url });
+    const attempts = [];
+    try {
+      for (let index = 0; index < 5; index++) {
+        const key = randomUUID();
+        const body = cartBody();
+        const cart = parseCheckoutRequest(body);
+        if (!cart.ok) throw new Error(cart.detail);
+        const claimed = await store.claimKey({ accountId: account.id, key, method: "POST", path: "/api/orders", fingerprint: fingerprintRequest("POST", "/api/orders", body), body });
+        if (claimed.kind !== "claimed") throw new Error(`not claimed: ${claimed.kind}`);
+        await store.markSideEffectStarted(claimed.claim, cart.body);
+        attempts.push({ key, body, cart: cart.body, claim: claimed.claim });
+      }
+      for (const attempt of attempts) {
+        const charge = await provider.charge({ amount: attempt.cart.total, currency: attempt.cart.currency, paymentMethod: attempt.cart.paymentMethod, idempotencyKey: paymentProviderKey(account.id, attempt.claim.keyId) });
+        await store.recordSideEffectResult(attempt.claim, charge);
+      }
+    } finally {
+      await prisma.$disconnect();
+    }
+    await crashAndRestart();
+    const points = await recoveryPoints(attempts.map((attempt) => attempt.key));
+    expect(points).toHaveLength(attempts.length);
+    expect(points.filter((point) => point === "payment_started").length).toBeGreaterThan(0);
+
+    await expectEachPaidOnce(await Promise.all(attempts.map((attempt) => retry(attempt.key, attempt.body))));
+  }, 60_000);
+
+  it("a crash while the charges are at the provider: each key, retried, ends with one order and one charge", async () => {
+    await setFaults(simulator, { latencyMs: 1500 });
+    const keys = Array.from({ length: 30 }, () => randomUUID());
+    const runs = keys.map((key) => retry(key));
+    await waitForKeys(keys, "payment_started");
+    await crashAndRestart();
+    await setFaults(simulator, {});
+    await expectEachPaidOnce(await Promise.all(runs));
+  }, 60_000);
+});
+
+function retry(key: string, body: unknown = cartBody()): Promise<CheckoutRun> {
+  return checkoutUntilAnswered({ baseUrl: app.baseUrl, token: account.token, key, body, deadlineMs: 45_000 });
+}
+
+async function crashAndRestart(): Promise<void> {
+  await postgres.crash();
+  await delay(500);
+  await postgres.start();
+}
+
+async function expectEachPaidOnce(results: CheckoutRun[]): Promise<void> {
+  for (const run of results) expect(run.final?.status, `${run.key}: ${run.attempts.map((attempt) => attempt.status).join(", ")}`).toBe(201);
+  const ordersByKey = await rowsAt(postgres.url).ordersByKey(account.id);
+  for (const run of results) expect(ordersByKey.get(run.key), run.key).toBe(1);
+  // The provider's ledger, on the shared server: over the whole account, one succeeded charge per order, and none twice under one provider key.
+  const charges = await rowsAt(inject("databaseUrl")).chargesByProviderKey(paymentProviderKeyPrefix(account.id));
+  const orders = [...ordersByKey.values()].reduce((sum, count) => sum + count, 0);
+  expect([...charges.values()].reduce((sum, count) => sum + count, 0)).toBe(orders);
+  for (const count of charges.values()) expect(count).toBe(1);
+}
+
+async function setDemoDelay(networkDelayMs: number): Promise<void> {
+  const response = await fetch(`${app.baseUrl}/api/demo/settings`, {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ networkDelayMs, loseResponse: false }),
+  });
+  expect(response.status).toBe(200);
+}
+
+async function query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
+  const client = new pg.Client({ connectionString: postgres.url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+async function recoveryPoints(keys: string[]): Promise<string[]> {
+  const rows = await query<{ recovery_point: string }>(`SELECT recovery_point::text FROM idempotency_keys WHERE account_id = $1 AND idem_key = ANY($2)`, [account.id, keys]);
+  return rows.map((row) => row.recovery_point);
+}
+
+async function keysPresent(keys: string[]): Promise<number> {
+  return (await recoveryPoints(keys)).length;
+}
+
+async function waitForKeys(keys: string[], point: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await recoveryPoints(keys)).filter((at) => at === point).length < keys.length) {
+    if (Date.now() > deadline) throw new Error(`the keys did not all reach ${point}`);
+    await delay(20);
+  }
+}
