@@ -1,5 +1,8 @@
 import http from "node:http";
 import net from "node:net";
+import { postgresMessageReader } from "../lib/db/protocol-messages.ts";
+
+const READY_FOR_QUERY = 0x5a; // 'Z'
 
 /**
  * Proxies that count what goes through them, to measure round trips per
@@ -50,16 +53,11 @@ export async function countingPostgresProxy(target: string): Promise<CountingPro
   const server = net.createServer((client) => {
     const database = net.connect(Number(upstream.port || 5432), upstream.hostname);
     sockets.add(client).add(database);
-    let pending = Buffer.alloc(0);
+    const read = postgresMessageReader((type) => {
+      if (type === READY_FOR_QUERY) readyForQuery += 1;
+    });
     database.on("data", (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk]);
-      // Whole messages only: a type byte, then a length that counts itself.
-      while (pending.length >= 5) {
-        const length = pending.readInt32BE(1);
-        if (pending.length < 1 + length) break;
-        if (pending[0] === 0x5a) readyForQuery += 1;
-        pending = pending.subarray(1 + length);
-      }
+      read(chunk);
       client.write(chunk);
     });
     client.on("data", (chunk) => database.write(chunk));

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { startProcess, waitUntil, type ClusterProcess } from "@/lib/cluster/child-process";
+import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
 
 /**
  * One stateless app instance of the cluster: the same launcher as `npm
@@ -12,7 +12,7 @@ export interface AppInstance {
   readonly name: string;
   readonly port: number;
   readonly url: string;
-  readonly process: ClusterProcess;
+  readonly process: GroupProcess;
 }
 
 export interface AppInstanceOptions {

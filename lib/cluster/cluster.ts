@@ -7,6 +7,7 @@ import { startPgBouncer, type PgBouncer } from "@/lib/cluster/pgbouncer";
 import { migrate } from "@/lib/db/migrate";
 import { LOCAL_SIMULATOR_SECRET_KEY, spawnPaymentSimulator, type SimulatorProcess } from "@/lib/payments/simulator/process";
 import { freePort } from "@/lib/process/free-port";
+import { waitUntil } from "@/lib/process/process-group";
 
 /**
  * OncePay the way it is deployed, on one machine:
@@ -109,7 +110,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       output: outputOf("balancer"),
     });
     started.push(balancer);
-    await waitForRotation(balancer.url);
+    await waitForRotation(balancer);
 
     return {
       url: balancer.url,
@@ -133,12 +134,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
 // HAProxy puts an instance in rotation after its first good check (rise):
 // wait until the balancer itself serves, so the first client is not a 503.
-async function waitForRotation(url: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const response = await fetch(`${url}/api/ready`).catch(() => undefined);
-    if (response?.ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`The balancer at ${url} put no instance in rotation within 15 s`);
+async function waitForRotation(balancer: Balancer): Promise<void> {
+  await waitUntil(async () => (await fetch(`${balancer.url}/api/ready`)).ok, {
+    timeoutMs: 15_000,
+    process: balancer.process,
+    describe: () => `The balancer at ${balancer.url} put no instance in rotation`,
+  });
 }

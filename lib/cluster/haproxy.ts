@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { startProcess, waitUntil, type ClusterProcess } from "@/lib/cluster/child-process";
+import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
 import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 
 /**
@@ -23,7 +23,7 @@ export interface Balancer {
   readonly url: string;
   /** HAProxy's statistics page; its Prometheus exporter is at /metrics. */
   readonly statsUrl: string;
-  readonly process: ClusterProcess;
+  readonly process: GroupProcess;
   stop(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { startProcess, waitUntil, type ClusterProcess } from "@/lib/cluster/child-process";
+import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
 
 /**
  * PgBouncer in transaction pooling mode between the app instances and
@@ -22,7 +22,7 @@ export interface PgBouncer {
   readonly url: string;
   readonly port: number;
   /** The running process; replaced by start() after a kill. */
-  readonly process: ClusterProcess;
+  readonly process: GroupProcess;
   /** Starts it again on the same port (after kill or stop). */
   start(): Promise<void>;
   /** SIGKILL: every client connection drops at once, and new ones are refused. */
@@ -49,7 +49,7 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   await writeFile(configFile, pgbouncerConfig(options));
   const url = pooledUrl(options.databaseUrl, options.port);
 
-  const launch = async (): Promise<ClusterProcess> => {
+  const launch = async (): Promise<GroupProcess> => {
     const started = startProcess({ command: "pgbouncer", args: [configFile], output: options.output });
     await waitUntil(() => answers(url), { timeoutMs: READY_TIMEOUT_MS, process: started, describe: () => `PgBouncer on port ${options.port} did not answer` });
     return started;

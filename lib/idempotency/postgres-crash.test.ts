@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { PrismaPg } from "@prisma/adapter-pg";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
@@ -143,19 +142,8 @@ async function setDemoDelay(networkDelayMs: number): Promise<void> {
   expect(response.status).toBe(200);
 }
 
-async function query<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<R[]> {
-  const client = new pg.Client({ connectionString: postgres.url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
-async function recoveryPoints(keys: string[]): Promise<string[]> {
-  const rows = await query<{ recovery_point: string }>(`SELECT recovery_point::text FROM idempotency_keys WHERE account_id = $1 AND idem_key = ANY($2)`, [account.id, keys]);
-  return rows.map((row) => row.recovery_point);
+function recoveryPoints(keys: string[]): Promise<string[]> {
+  return rowsAt(postgres.url).recoveryPointsOf(account.id, keys);
 }
 
 async function keysPresent(keys: string[]): Promise<number> {

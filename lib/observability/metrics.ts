@@ -55,27 +55,9 @@ function createMetrics(): Metrics {
     help: "Idempotency keys in flight in the database at scrape time (all instances' together: the key table is shared); NaN if the database did not answer.",
     registers: [registry],
   });
-  const recoveryRuns = new Counter({
-    name: "oncepay_recovery_runs_total",
-    help: "Runs of this instance's recovery worker, by whether the run itself failed.",
-    labelNames: ["result"] as const,
-    registers: [registry],
-  });
-  const recoveredKeys = new Counter({
-    name: "oncepay_recovery_keys_total",
-    help: "Abandoned keys this instance's recovery worker examined, by what it did with each.",
-    labelNames: ["result"] as const,
-    registers: [registry],
-  });
-  for (const result of RECOVERY_RESULTS) recoveredKeys.inc({ result }, 0);
-  for (const result of ["ok", "failed"]) recoveryRuns.inc({ result }, 0);
-  const reaperRuns = new Counter({
-    name: "oncepay_reaper_runs_total",
-    help: "Runs of this instance's reaper, by whether the run itself failed.",
-    labelNames: ["result"] as const,
-    registers: [registry],
-  });
-  for (const result of ["ok", "failed"]) reaperRuns.inc({ result }, 0);
+  const recoveryRuns = labelledCounter(registry, "oncepay_recovery_runs_total", "Runs of this instance's recovery worker, by whether the run itself failed.", RUN_RESULTS);
+  const recoveredKeys = labelledCounter(registry, "oncepay_recovery_keys_total", "Abandoned keys this instance's recovery worker examined, by what it did with each.", RECOVERY_RESULTS);
+  const reaperRuns = labelledCounter(registry, "oncepay_reaper_runs_total", "Runs of this instance's reaper, by whether the run itself failed.", RUN_RESULTS);
   const reapedKeys = new Counter({
     name: "oncepay_reaper_keys_deleted_total",
     help: "Expired keys this instance's reaper deleted.",
@@ -83,6 +65,19 @@ function createMetrics(): Metrics {
   });
   return { registry, checkoutOutcomes, checkoutDuration, keysInFlight, recoveryRuns, recoveredKeys, reaperRuns, reapedKeys };
 }
+
+/**
+ * A counter with a `result` label whose every value shows from the first
+ * scrape, at 0, so a rate() over one that has not happened yet is 0 rather
+ * than missing.
+ */
+function labelledCounter(registry: Registry, name: string, help: string, results: readonly string[]): Counter<"result"> {
+  const counter = new Counter({ name, help, labelNames: ["result"] as const, registers: [registry] });
+  for (const result of results) counter.inc({ result }, 0);
+  return counter;
+}
+
+const RUN_RESULTS = ["ok", "failed"] as const;
 
 const RECOVERY_RESULTS = ["released", "completed", "skipped", "failed"] as const satisfies readonly Exclude<keyof RecoveryReport, "examined">[];
 

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "@/lib/process/free-port";
+import { startProcess, waitUntil } from "@/lib/process/process-group";
 
 /**
  * Runs the built app as a child process, the way `npm start` does (launcher,
@@ -48,10 +48,10 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   const inherited = { ...process.env };
   if (options.embedded) delete inherited.DATABASE_URL;
 
-  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/launch.mts", "start"], {
-    // Its own process group, so stop() ends Next.js together with the launcher.
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+  const output: string[] = [];
+  const child = startProcess({
+    command: process.execPath,
+    args: [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/launch.mts", "start"],
     env: {
       ...inherited,
       PORT: String(port),
@@ -70,16 +70,21 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       NEXT_TELEMETRY_DISABLED: "1",
       ...options.env,
     },
+    output: (chunk) => keepOutput(output, chunk),
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const output = captureOutput(child);
   const baseUrl = `http://127.0.0.1:${port}`;
 
   try {
-    await waitUntilReady(baseUrl, child, output);
+    // Serving: the process answers. Not /api/ready: some tests start an
+    // app whose database or payment provider is broken on purpose.
+    await waitUntil(async () => (await fetch(`${baseUrl}/api/health`)).ok, {
+      timeoutMs: READY_TIMEOUT_MS,
+      process: child,
+      describe: () => "The app did not serve",
+    });
   } catch (error) {
-    await stopProcessGroup(child);
-    throw error;
+    await child.stop();
+    throw new Error(`${(error as Error).message}:\n${output.join("")}`);
   }
   const databaseUrl = (await readFile(databaseUrlFile, "utf8")).trim();
 
@@ -88,66 +93,19 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     databaseUrl,
     realPostgres,
     paymentSimulatorUrl: `http://127.0.0.1:${simulatorPort}`,
-    exited,
-    processGroup: child.pid!,
+    exited: child.exited,
+    processGroup: child.pid,
     output: () => output.join(""),
     async stop() {
-      await stopProcessGroup(child);
+      await child.stop();
       await rm(workDir, { recursive: true, force: true });
     },
   };
 }
 
-async function waitUntilReady(baseUrl: string, child: ChildProcess, output: string[]): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`The app exited with code ${child.exitCode} before it was ready:\n${output.join("")}`);
-    }
-    try {
-      // Serving: the process answers. Not /api/ready: some tests start an
-      // app whose database or payment provider is broken on purpose.
-      const response = await fetch(`${baseUrl}/api/health`);
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`The app was not ready within ${READY_TIMEOUT_MS} ms:\n${output.join("")}`);
-}
-
-function captureOutput(child: ChildProcess): string[] {
-  const lines: string[] = [];
-  const keep = (chunk: Buffer) => {
-    lines.push(chunk.toString());
-    if (lines.length > 200) lines.shift();
-    if (process.env.APP_LOG === "1") process.stderr.write(chunk);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  return lines;
-}
-
-async function stopProcessGroup(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined) return;
-  const groupId = -child.pid;
-  if (child.exitCode !== null || child.signalCode !== null) {
-    // The leader is gone (a test killed it); what it started may not be.
-    signalGroup(groupId, "SIGKILL");
-    return;
-  }
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  signalGroup(groupId, "SIGTERM");
-  const killTimer = setTimeout(() => signalGroup(groupId, "SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(killTimer);
-}
-
-function signalGroup(groupId: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(groupId, signal);
-  } catch {
-    // Nobody left in the group.
-  }
+/** What the app printed, its latest 200 chunks (echoed with APP_LOG=1). */
+function keepOutput(lines: string[], chunk: string): void {
+  lines.push(chunk);
+  if (lines.length > 200) lines.shift();
+  if (process.env.APP_LOG === "1") process.stderr.write(chunk);
 }

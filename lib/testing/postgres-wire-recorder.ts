@@ -1,4 +1,5 @@
 import net from "node:net";
+import { postgresMessageReader } from "@/lib/db/protocol-messages";
 
 /**
  * A TCP proxy in front of PostgreSQL (or PgBouncer) that reads what clients
@@ -32,30 +33,19 @@ export async function startWireRecorder(targetUrl: string): Promise<WireRecorder
   const server = net.createServer((client) => {
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     sockets.add(client).add(upstream);
-    let pending = Buffer.alloc(0);
-    let startedUp = false;
-    client.on("data", (chunk: Buffer) => {
-      upstream.write(chunk);
-      pending = Buffer.concat([pending, chunk]);
-      // The start-up packet has no type byte: a length, then its body.
-      if (!startedUp) {
-        if (pending.length < 4) return;
-        const length = pending.readInt32BE(0);
-        if (pending.length < length) return;
-        pending = pending.subarray(length);
-        startedUp = true;
-      }
-      while (pending.length >= 5) {
-        const length = pending.readInt32BE(1);
-        if (pending.length < 1 + length) break;
-        const body = pending.subarray(5, 1 + length);
-        if (pending[0] === QUERY) recorded.push({ kind: "query", name: "", sql: cString(body, 0).value });
-        if (pending[0] === PARSE) {
+    const read = postgresMessageReader(
+      (type, body) => {
+        if (type === QUERY) recorded.push({ kind: "query", name: "", sql: cString(body, 0).value });
+        if (type === PARSE) {
           const name = cString(body, 0);
           recorded.push({ kind: "parse", name: name.value, sql: cString(body, name.next).value });
         }
-        pending = pending.subarray(1 + length);
-      }
+      },
+      { startupFirst: true },
+    );
+    client.on("data", (chunk: Buffer) => {
+      upstream.write(chunk);
+      read(chunk);
     });
     upstream.on("data", (chunk) => client.write(chunk));
     const end = () => {

@@ -55,6 +55,8 @@ export interface Rows {
    * its admin API, which lists the newest 100.
    */
   providerIntents(filter: { metadata: Record<string, string> } | { keyPrefix: string }): Promise<ProviderIntentCounts>;
+  /** How far each of the account's keys got (`finished` once complete), of the given keys or of all of them. */
+  recoveryPointsOf(accountId: string, keys?: readonly string[]): Promise<string[]>;
   /** Orders by the Idempotency-Key that made them, for one account. */
   ordersByKey(accountId: string): Promise<Map<string, number>>;
   /** Succeeded PaymentIntents at the payment simulator by provider key, for the provider keys that start with a prefix. */
@@ -163,6 +165,13 @@ export function rowsIn(db: Queryable): Rows {
         [stormId],
       );
       return rows[0];
+    },
+    async recoveryPointsOf(accountId, keys) {
+      const { rows } = await db.query<{ recovery_point: string }>(
+        `SELECT recovery_point::text FROM idempotency_keys WHERE account_id = $1 AND ($2::text[] IS NULL OR idem_key = ANY($2))`,
+        [accountId, keys ?? null],
+      );
+      return rows.map((row) => row.recovery_point);
     },
     async ordersByKey(accountId) {
       const { rows } = await db.query<{ key: string; n: number }>(

@@ -2,12 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 
 /**
- * A process of the cluster (PgBouncer, HAProxy, an app instance), started in
- * its own process group so that stopping or killing it takes whatever it
- * started too, and so that Ctrl-C in the terminal reaches only the cluster
- * script, which then stops each part in order.
+ * A process started in its own process group (an app under test, a part of
+ * the cluster: PgBouncer, HAProxy, an app instance), so that stopping or
+ * killing it takes whatever it started too (the launcher's Next.js and
+ * simulator), and so that Ctrl-C in a terminal reaches only the script that
+ * started it, which then stops each part in order.
  */
-export interface ClusterProcess {
+export interface GroupProcess {
   readonly pid: number;
   /** Settles when it ends: its exit code, or null after a signal. */
   readonly exited: Promise<number | null>;
@@ -25,7 +26,7 @@ export interface StartOptions {
   output: "inherit" | ((chunk: string) => void);
 }
 
-export function startProcess({ command, args, env, output }: StartOptions): ClusterProcess {
+export function startProcess({ command, args, env, output }: StartOptions): GroupProcess {
   const child = spawn(command, args, {
     detached: true,
     env: env ?? process.env,
@@ -70,7 +71,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Polls `ready` until it resolves true, or fails with what `describe` says once `timeoutMs` has passed or the process ended. */
-export async function waitUntil(ready: () => Promise<boolean>, { timeoutMs, process: watched, describe }: { timeoutMs: number; process?: ClusterProcess; describe: () => string }): Promise<void> {
+export async function waitUntil(ready: () => Promise<boolean>, { timeoutMs, process: watched, describe }: { timeoutMs: number; process?: GroupProcess; describe: () => string }): Promise<void> {
   let ended = false;
   void watched?.exited.then(() => (ended = true));
   const deadline = Date.now() + timeoutMs;
