@@ -1,4 +1,5 @@
-import { db, type Transaction } from "@/lib/db/client";
+import { db, sqlPool } from "@/lib/db/client";
+import type { Transaction } from "@/lib/db/transaction";
 import { serverEnv } from "@/lib/env";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
@@ -16,19 +17,22 @@ let services: ReturnType<typeof buildServices> | undefined;
 function buildServices() {
   const env = serverEnv();
   const database = db();
-  const idempotencyStore = new PostgresIdempotencyStore(database, {
+  const pool = sqlPool();
+  const idempotencyStore = new PostgresIdempotencyStore(pool, {
     leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
     ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
   });
   const paymentProvider = new StripePaymentProvider({ secretKey: env.STRIPE_SECRET_KEY, simulatorUrl: env.PAYMENT_SIMULATOR_URL });
   return {
     db: database,
+    /** The same connections as `db`, for the hot path's plain SQL (lib/db/client.ts). */
+    pool,
     idempotencyStore,
     paymentProvider,
     /** Checkouts per account, before the key is claimed: a refused request stores nothing under its key. */
-    checkoutLimit: postgresRateLimit(database, { name: "checkouts", points: env.CHECKOUT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
+    checkoutLimit: postgresRateLimit(pool, { name: "checkouts", points: env.CHECKOUT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
     /** New API accounts per client address. */
-    accountLimit: postgresRateLimit(database, { name: "accounts", points: env.ACCOUNT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
+    accountLimit: postgresRateLimit(pool, { name: "accounts", points: env.ACCOUNT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
     /** Which endpoint owns a stored request, for the recovery worker to resume it. */
     endpointFor(method: string, path: string) {
       if (method === "POST" && path === "/api/orders") {

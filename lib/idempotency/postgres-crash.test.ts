@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PrismaClient } from "@/lib/generated/prisma/client";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { parseCheckoutRequest } from "@/lib/orders/cart";
@@ -71,8 +70,9 @@ describe.runIf(inject("realPostgres"))("PostgreSQL crashes mid-checkout", () => 
     // Attempts that die right after recording the provider's answer, driven
     // through the store itself so that those records are PostgreSQL's last
     // writes: nothing durable follows to flush them.
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url, max: 2 }) });
-    const store = new PostgresIdempotencyStore(prisma, { leaseSeconds: 2, ttlSeconds: 3600 });
+    const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
+    pool.on("error", () => undefined); // the crash drops its idle connections
+    const store = new PostgresIdempotencyStore(pool, { leaseSeconds: 2, ttlSeconds: 3600 });
     const provider = new StripePaymentProvider({ secretKey: LOCAL_SIMULATOR_SECRET_KEY, simulatorUrl: simulator.url });
     const attempts = [];
     try {
@@ -91,7 +91,7 @@ describe.runIf(inject("realPostgres"))("PostgreSQL crashes mid-checkout", () => 
         await store.recordSideEffectResult(attempt.claim, charge);
       }
     } finally {
-      await prisma.$disconnect();
+      await pool.end();
     }
     await crashAndRestart();
     const points = await recoveryPoints(attempts.map((attempt) => attempt.key));

@@ -4,7 +4,7 @@ import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import type { Claim, ClaimRequest } from "@/lib/idempotency/store";
 import { createAccount } from "@/lib/testing/api-client";
-import { closeTestDb, expireKey, expireLease, keyRow, testDb, testPrisma } from "@/lib/testing/database";
+import { closeTestDb, expireKey, expireLease, keyRow, testDb } from "@/lib/testing/database";
 
 /**
  * The store's rules about time, on the database under test: how long an
@@ -13,7 +13,7 @@ import { closeTestDb, expireKey, expireLease, keyRow, testDb, testPrisma } from 
 afterAll(closeTestDb);
 
 const LEASE_SECONDS = 30;
-const store = () => new PostgresIdempotencyStore(testPrisma(), { leaseSeconds: LEASE_SECONDS, ttlSeconds: 24 * 60 * 60 });
+const store = () => new PostgresIdempotencyStore(testDb(), { leaseSeconds: LEASE_SECONDS, ttlSeconds: 24 * 60 * 60 });
 
 async function claimFresh(accountId: string, key = randomUUID()): Promise<{ request: ClaimRequest; claim: Claim }> {
   const request: ClaimRequest = { accountId, key, method: "POST", path: "/api/orders", fingerprint: "f".repeat(64), body: { cartId: "c" } };

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/lib/generated/prisma/client";
 import { DISPOSABLE_WHEN_EXPIRED } from "@/lib/idempotency/postgres-store";
 import { log } from "@/lib/log";
 
@@ -24,7 +24,7 @@ export async function reapExpiredKeys(db: PrismaClient, { batchSize, maxBatches 
       DELETE FROM idempotency_keys
        WHERE id IN (
          SELECT id FROM idempotency_keys
-          WHERE ${DISPOSABLE_WHEN_EXPIRED}
+          WHERE ${Prisma.raw(DISPOSABLE_WHEN_EXPIRED)}
           ORDER BY expires_at
           LIMIT ${batchSize}
           FOR UPDATE SKIP LOCKED)`;

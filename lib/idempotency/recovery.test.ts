@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import type { Transaction } from "@/lib/db/client";
+import type { Transaction } from "@/lib/db/transaction";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
@@ -11,7 +11,7 @@ import { ledgerFor } from "@/lib/testing/payment-simulator";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { closeTestDb, countRows, expireLease, keyRow, testDb, testPrisma } from "@/lib/testing/database";
+import { closeTestDb, countRows, expireLease, keyRow, testDb } from "@/lib/testing/database";
 
 /**
  * The recovery worker against the database the app under test uses: attempts
@@ -38,7 +38,7 @@ function countingProvider(): PaymentProvider & { calls: number } {
 }
 
 function worker() {
-  const store = new PostgresIdempotencyStore(testPrisma(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
+  const store = new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
   const provider = countingProvider();
   const endpoint = checkoutEndpoint({ store, provider }) as IdempotentEndpoint<unknown, Transaction>;
   return {
@@ -159,7 +159,7 @@ describe("the recovery worker", () => {
     await expireLease(shopper.id, key);
 
     // The provider's credentials broke meanwhile: every call is refused (401).
-    const store = new PostgresIdempotencyStore(testPrisma(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
+    const store = new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
     const refusing = checkoutEndpoint({ store, provider: new StripePaymentProvider({ secretKey: "sk_test_not-a-valid-key!", simulatorUrl: inject("paymentSimulatorUrl") }) });
     const report = await recoverAbandonedKeys({ store, endpointFor: () => refusing as IdempotentEndpoint<unknown, Transaction>, batchSize: 1000 });
     expect(report.failed).toBeGreaterThanOrEqual(1);

@@ -1,4 +1,4 @@
-import type { Prisma } from "@/lib/generated/prisma/client";
+import { inTransaction } from "@/lib/db/transaction";
 import { chargeOnce, labIdempotencyKey, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
 
 /**
@@ -28,9 +28,14 @@ export async function createCheckThenInsertOrder(request: Request): Promise<Resp
     await checkout.crashPoint("after-charge");
 
     // The insert, with the order. Nothing stops a second row for the same key.
-    const result = await db.$transaction(async (tx) => {
+    const result = await inTransaction(checkout.pool, async (tx) => {
       const response = await recordLabOutcome(tx, checkout, charged, key.key);
-      await tx.labCheckThenInsertKey.create({ data: { accountId, idemKey: key.key, responseStatus: response.status, responseBody: response.body as Prisma.InputJsonValue } });
+      await tx.query(`INSERT INTO lab_check_then_insert_keys (account_id, idem_key, response_status, response_body) VALUES ($1, $2, $3, $4::jsonb)`, [
+        accountId,
+        key.key,
+        response.status,
+        JSON.stringify(response.body),
+      ]);
       return response;
     });
     return labResponse(result);

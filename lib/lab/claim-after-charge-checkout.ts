@@ -1,3 +1,4 @@
+import { inTransaction } from "@/lib/db/transaction";
 import { chargeOnce, labIdempotencyKey, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
 
 /**
@@ -29,16 +30,18 @@ export async function createClaimAfterChargeOrder(request: Request): Promise<Res
     await checkout.crashPoint("after-charge");
 
     try {
-      const result = await db.$transaction(async (tx) => {
+      const result = await inTransaction(checkout.pool, async (tx) => {
         const response = await recordLabOutcome(tx, checkout, charged, key.key);
         // The claim: one INSERT gets a row back; the others wait for it to
         // commit, get none, and roll their order back. Their charge stays.
-        const claimed = await tx.$queryRaw<{ id: string }[]>`
-          INSERT INTO lab_claim_after_charge_keys (account_id, idem_key, response_status, response_body)
-          VALUES (${accountId}::uuid, ${key.key}, ${response.status}, ${JSON.stringify(response.body)}::jsonb)
-          ON CONFLICT (account_id, idem_key) DO NOTHING
-          RETURNING id`;
-        if (claimed.length === 0) throw new ClaimLost();
+        const claimed = await tx.query(
+          `INSERT INTO lab_claim_after_charge_keys (account_id, idem_key, response_status, response_body)
+           VALUES ($1, $2, $3, $4::jsonb)
+           ON CONFLICT (account_id, idem_key) DO NOTHING
+           RETURNING id`,
+          [accountId, key.key, response.status, JSON.stringify(response.body)],
+        );
+        if (claimed.rowCount === 0) throw new ClaimLost();
         return response;
       });
       return labResponse(result);

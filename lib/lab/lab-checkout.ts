@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { authenticate } from "@/lib/auth/accounts";
-import type { Database, Transaction } from "@/lib/db/client";
+import type { Database } from "@/lib/db/client";
+import type pg from "pg";
+import type { Transaction } from "@/lib/db/transaction";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, LAB_CRASH_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
 import { jsonResponse } from "@/lib/http/json";
@@ -34,6 +36,8 @@ export type LabResult = Awaited<ReturnType<typeof recordPaidOrder>>;
 
 export interface LabCheckout {
   db: Database;
+  /** The same connections, for the order writes, which are plain SQL (lib/orders/record.ts): run them in inTransaction(pool, …). */
+  pool: pg.Pool;
   provider: PaymentProvider;
   strategy: LabOnlyStrategy;
   accountId: string;
@@ -53,7 +57,7 @@ export interface LabCheckout {
 export type LabCrashPoint = "after-charge";
 
 export async function runLabCheckout(request: Request, strategy: LabOnlyStrategy, run: (checkout: LabCheckout) => Promise<Response>): Promise<Response> {
-  const { db, paymentProvider } = getServices();
+  const { db, pool, paymentProvider } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   if (!demoFaultsEnabled()) {
@@ -73,6 +77,7 @@ export async function runLabCheckout(request: Request, strategy: LabOnlyStrategy
   const crash = new Promise<Response>((resolve) => (crashed = resolve));
   const checkout: LabCheckout = {
     db,
+    pool,
     provider: paymentProvider,
     strategy,
     accountId,

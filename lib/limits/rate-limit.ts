@@ -1,18 +1,17 @@
 import { RateLimiterPostgres, RateLimiterRes } from "rate-limiter-flexible";
-import type { PrismaClient } from "@/lib/generated/prisma/client";
+import type pg from "pg";
 
 /**
  * A fixed-window rate limit kept in PostgreSQL, so that every app instance
  * counts against the same window: rate-limiter-flexible's PostgreSQL store,
  * on the table its migration made (`rate_limits`, unlogged).
  *
- * Its SQL runs through the app's Prisma client rather than a pool of its
- * own, and that is not only for the connection count: the store names its
- * prepared statements, and a named statement lives in one server session,
- * which PgBouncer in transaction mode hands to another client after every
- * transaction (PgBouncer 1.18 does not carry them over). Through Prisma each
- * statement goes unnamed, parsed and run in one round trip, which any pooler
- * passes through. Each check is one statement, one round trip, one commit
+ * Its SQL runs on the app's pool rather than a pool of its own, and
+ * unnamed: the store names its prepared statements, and a named statement
+ * lives in one server session, which PgBouncer in transaction mode hands to
+ * another client after every transaction (PgBouncer 1.18 does not carry
+ * them over). Unnamed, each statement is parsed and run in one round trip,
+ * which any pooler passes through. Each check is one statement, one round trip, one commit
  * that waits for no disk flush (the table writes no WAL).
  */
 export type LimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -32,10 +31,10 @@ export interface RateLimitOptions {
 
 export const RATE_LIMIT_TABLE = "rate_limits";
 
-export function postgresRateLimit(db: PrismaClient, { name, points, windowSeconds }: RateLimitOptions): RateLimit {
+export function postgresRateLimit(pool: pg.Pool, { name, points, windowSeconds }: RateLimitOptions): RateLimit {
   if (points === 0) return { consume: async () => ({ allowed: true }) };
   const limiter = new RateLimiterPostgres({
-    storeClient: unnamedStatementsThrough(db),
+    storeClient: unnamedStatementsOn(pool),
     storeType: "client",
     tableName: RATE_LIMIT_TABLE,
     tableCreated: true, // by the migration; the store would otherwise issue DDL on first use
@@ -60,12 +59,8 @@ export function postgresRateLimit(db: PrismaClient, { name, points, windowSecond
 }
 
 /** What the store calls a client: `query({ text, values })`; `name` is dropped, so no statement outlives its round trip. */
-function unnamedStatementsThrough(db: PrismaClient) {
+function unnamedStatementsOn(pool: pg.Pool) {
   return {
-    async query({ text, values }: { text: string; values: unknown[] }) {
-      const rows = await db.$queryRawUnsafe<Record<string, unknown>[]>(text, ...values);
-      // Prisma reads BIGINT as bigint; the store does arithmetic with Date.now() on it.
-      return { rows: rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, typeof value === "bigint" ? Number(value) : value]))) };
-    },
+    query: ({ text, values }: { text: string; values: unknown[] }) => pool.query(text, values),
   };
 }

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { assertNever } from "@/lib/assert-never";
-import type { Transaction } from "@/lib/db/client";
+import type { Transaction } from "@/lib/db/transaction";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { addToContext } from "@/lib/observability/request-context";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";

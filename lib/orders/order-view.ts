@@ -20,7 +20,13 @@ export interface OrderView {
 
 export type OrderWithDetails = Order & { items: OrderItem[]; payment: Payment | null };
 
-export function orderView(order: OrderWithDetails): OrderView {
+/** What the view reads of an order with its items and payment, as Prisma loads them or as the checkout just wrote them. */
+export type OrderViewSource = Pick<Order, "id" | "status" | "idemKey" | "source" | "cartId" | "currency" | "totalAmount" | "createdAt"> & {
+  items: Pick<OrderItem, "sku" | "name" | "unitAmount" | "quantity">[];
+  payment: Pick<Payment, "providerPaymentId" | "status" | "paymentMethod"> | null;
+};
+
+export function orderView(order: OrderViewSource): OrderView {
   return {
     id: order.id,
     object: "order",

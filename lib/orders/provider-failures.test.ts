@@ -7,7 +7,7 @@ import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/testing/payment-simulator";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { closeTestDb, countRows, keyRow, testPrisma } from "@/lib/testing/database";
+import { closeTestDb, countRows, keyRow, testDb } from "@/lib/testing/database";
 
 /**
  * When the payment provider fails, the key must end up where a retry can do
@@ -20,7 +20,7 @@ afterAll(closeTestDb);
 describe("the checkout endpoint when the provider fails", () => {
   const simulator = withTestSimulator();
 
-  const store = () => new PostgresIdempotencyStore(testPrisma(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
+  const store = () => new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
 
   function checkoutRequest(key: string, body: unknown): Request {
     return new Request("http://oncepay.test/api/orders", {

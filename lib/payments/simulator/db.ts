@@ -13,23 +13,3 @@ export function openSimulatorPool(databaseUrl: string, max: number): pg.Pool {
   pool.on("error", () => undefined);
   return pool;
 }
-
-export async function inTransaction<T>(pool: pg.Pool, work: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
-  const tx = await pool.connect();
-  try {
-    await tx.query("BEGIN");
-    const result = await work(tx);
-    await tx.query("COMMIT");
-    tx.release();
-    return result;
-  } catch (error) {
-    // If even the ROLLBACK fails the connection is broken: destroy it rather
-    // than hand it back to the pool.
-    const broken = await tx.query("ROLLBACK").then(
-      () => undefined,
-      (rollbackError: unknown) => (rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
-    );
-    tx.release(broken);
-    throw error;
-  }
-}

@@ -4,7 +4,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
 import { authenticate, configureApiKeys, registerAccount } from "@/lib/payments/simulator/auth";
 import { listCharges } from "@/lib/payments/simulator/charges";
-import { inTransaction, openSimulatorPool } from "@/lib/payments/simulator/db";
+import { inTransaction } from "@/lib/db/transaction";
+import { openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
   apiError,
   idempotencyKeyInUse,
