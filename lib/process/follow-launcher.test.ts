@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { whenProcessEnds } from "@/lib/process/follow-launcher";
+import { FORCED_EXIT_AFTER_MS, LAUNCHER_PID_ENV, whenProcessEnds } from "@/lib/process/follow-launcher";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 
 async function answers(url: string): Promise<boolean> {
@@ -52,4 +53,30 @@ describe("a launcher killed outright", () => {
     await expect.poll(() => answers(`${server!.baseUrl}/api/products`), { timeout: 10_000, interval: 200 }).toBe(false);
     await expect.poll(() => answers(server!.paymentSimulatorUrl), { timeout: 10_000, interval: 200 }).toBe(false);
   });
+});
+
+describe("a child whose SIGTERM never finishes", () => {
+  it("exits anyway, FORCED_EXIT_AFTER_MS after the launcher is gone", async () => {
+    const launcher = spawn("sleep", ["60"], { stdio: "ignore" });
+    const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "lib/testing/ignores-sigterm.mts"], {
+      env: { ...process.env, [LAUNCHER_PID_ENV]: String(launcher.pid) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    try {
+      await expect.poll(() => output, { timeout: 10_000, interval: 50 }).toContain("ready");
+      launcher.kill("SIGKILL");
+      const killedAt = performance.now();
+      expect(await exited).toBe(1);
+      // The SIGTERM reached it and was not enough; the forced exit came after the grace, not before.
+      expect(output).toContain("SIGTERM, and a close that never ends");
+      expect(performance.now() - killedAt).toBeGreaterThanOrEqual(FORCED_EXIT_AFTER_MS);
+    } finally {
+      child.kill("SIGKILL");
+      launcher.kill("SIGKILL");
+    }
+  }, 20_000);
 });

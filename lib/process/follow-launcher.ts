@@ -14,6 +14,10 @@
 export const LAUNCHER_PID_ENV = "ONCEPAY_LAUNCHER_PID";
 
 const CHECK_INTERVAL_MS = 1000;
+// Next.js answers SIGTERM with a graceful close, which waits on whatever
+// holds the server open. With the launcher gone nobody is left to wait for:
+// a process still running this long after its SIGTERM exits anyway.
+export const FORCED_EXIT_AFTER_MS = 5000;
 
 /** Calls `then` once, when the process `pid` no longer exists. Returns a function that stops watching. */
 export function whenProcessEnds(pid: number, then: () => void, intervalMs: number = CHECK_INTERVAL_MS): () => void {
@@ -28,7 +32,8 @@ export function whenProcessEnds(pid: number, then: () => void, intervalMs: numbe
 
 /**
  * In a process the launcher started (ONCEPAY_LAUNCHER_PID set): stop, as on
- * SIGTERM, once the launcher is gone. Elsewhere (tests starting a simulator
+ * SIGTERM, once the launcher is gone, and for good FORCED_EXIT_AFTER_MS later
+ * if the SIGTERM did not stop it. Elsewhere (tests starting a simulator
  * of their own, `next start` run by hand) it does nothing.
  */
 export function stopWhenLauncherEnds(name: string, env: NodeJS.ProcessEnv = process.env): void {
@@ -36,6 +41,10 @@ export function stopWhenLauncherEnds(name: string, env: NodeJS.ProcessEnv = proc
   if (!Number.isInteger(pid) || pid <= 0) return;
   whenProcessEnds(pid, () => {
     console.error(`[${name}] the launcher (pid ${pid}) is gone; stopping`);
+    setTimeout(() => {
+      console.error(`[${name}] still running ${FORCED_EXIT_AFTER_MS} ms after SIGTERM; exiting`);
+      process.exit(1);
+    }, FORCED_EXIT_AFTER_MS).unref();
     process.kill(process.pid, "SIGTERM");
   });
 }
