@@ -16,8 +16,12 @@
  * p99) and a sequential phase (one at a time; ms per request, and the WAL
  * flushes per request, which concurrent commits would share). For every
  * phase, PostgreSQL's own counts per request (bench/postgres-stats.ts):
- * transactions, rows written, WAL bytes. Then the ratios the key layer is
- * held to.
+ * transactions, rows written, WAL bytes. Then A and B one at a time,
+ * alternating request by request, for the latency ratio (drift on this
+ * machine moves separate phases by more than the difference measured), and
+ * the ratios the key layer is held to. Last, the stored keys
+ * (bench/stored-keys.ts): claim and replay at 10,000 and 1,000,000 keys,
+ * and first-time checkouts while the reaper deletes them.
  *
  * Each reading of PostgreSQL's statistics waits 11 s for its backends to
  * report, so a full run takes a few minutes; `--quick` sends a fifth of the
@@ -28,6 +32,7 @@ import { randomUUID } from "node:crypto";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../lib/http/headers.ts";
 import { startAppServer } from "../lib/testing/app-server.ts";
 import { deltaOf, openStats, type StatsDelta } from "./postgres-stats.ts";
+import { answers, measureStoredKeys, quantile, type Sample, type StoredKeysResult } from "./stored-keys.ts";
 
 if (!process.env.DATABASE_URL) {
   console.error("npm run bench needs DATABASE_URL (a PostgreSQL server): its figures come from PostgreSQL's own statistics.");
@@ -38,13 +43,9 @@ const count = (n: number) => Math.max(20, Math.round(n * (QUICK ? 0.2 : 1)));
 const CONCURRENCY = 16;
 const CONCURRENT_REQUESTS = count(1600);
 const SEQUENTIAL_REQUESTS = count(300);
+// `--quick` seeds a tenth: the reaper then runs for seconds, not a minute.
+const LARGE_TABLE = QUICK ? 100_000 : 1_000_000;
 const STORM_ROUNDS = { 50: count(40), 500: Math.max(2, Math.round(count(40) / 8)) };
-
-interface Sample {
-  /** The status, with " replay" when Idempotent-Replayed said so. */
-  answer: string;
-  ms: number;
-}
 
 interface PhaseResult {
   samples: Sample[];
@@ -57,7 +58,7 @@ interface PhaseResult {
 const app = await startAppServer({ env: { LOG_LEVEL: "warn", CHECKOUT_RATE_LIMIT: "100000000", DEMO_FAULTS: "on" } });
 const stats = await openStats(app.databaseUrl);
 try {
-  const token = await createAccount(app.baseUrl);
+  const { token } = await createAccount(app.baseUrl);
   const keyless = () => timed(() => post(app.baseUrl, "/api/lab/unsafe-orders", token, null, cartBody()));
   const firstTime = () => timed(() => post(app.baseUrl, "/api/orders", token, randomUUID(), cartBody()));
   const doneKey = randomUUID();
@@ -131,13 +132,44 @@ try {
     process.stdout.write(" done\n");
   }
 
-  printTable(results, idleFlushesPerSecond);
+  // Latency side by side: one keyless request, then one keyed, and so on,
+  // so that whatever the machine does meanwhile falls on both alike.
+  process.stdout.write("  A and B one at a time, alternating…");
+  const paired = { keyless: [] as Sample[], firstTime: [] as Sample[] };
+  for (let pair = 0; pair < SEQUENTIAL_REQUESTS; pair += 1) {
+    paired.keyless.push(await keyless());
+    paired.firstTime.push(await firstTime());
+  }
+  process.stdout.write(" done\n");
+
+  printTable(results, idleFlushesPerSecond, paired);
+
+  console.log(`\nstored keys: ${LARGE_TABLE.toLocaleString("en")} seeded, then the reaper deletes them under load`);
+  const scale = await measureStoredKeys(
+    {
+      databaseUrl: app.databaseUrl,
+      seedAccountId: (await createAccount(app.baseUrl)).id,
+      firstTime,
+      replay,
+      runConcurrently,
+      sequentialRequests: SEQUENTIAL_REQUESTS,
+      concurrentRequests: CONCURRENT_REQUESTS,
+      concurrency: CONCURRENCY,
+      largeTable: LARGE_TABLE,
+    },
+    (line) => console.log(`  ${line}`),
+  );
+  printScaleRatios(scale);
 } finally {
   await stats.close();
   await app.stop();
 }
 
-function printTable(results: Map<string, { concurrent: PhaseResult[]; sequential: PhaseResult[] }>, idleFlushesPerSecond: number) {
+function printTable(
+  results: Map<string, { concurrent: PhaseResult[]; sequential: PhaseResult[] }>,
+  idleFlushesPerSecond: number,
+  paired: { keyless: Sample[]; firstTime: Sample[] },
+) {
   const merged = (phases: PhaseResult[]) => ({
     samples: phases.flatMap((phase) => phase.samples),
     seconds: phases.reduce((sum, phase) => sum + phase.seconds, 0),
@@ -184,21 +216,20 @@ function printTable(results: Map<string, { concurrent: PhaseResult[]; sequential
   const storm = of("E 500 in flight");
   console.log("\nratios (target in brackets)");
   console.log(`  keyed first-time req/s ÷ keyless:            ${(firstTime.rate / keyless.rate).toFixed(2)}  [≥ 0.90]`);
-  console.log(`  keyed first-time sequential ms ÷ keyless:    ${(firstTime.sequentialMs / keyless.sequentialMs).toFixed(2)}  [≤ 1.15]`);
+  const pairedMs = { keyless: quantile(paired.keyless, 0.5), firstTime: quantile(paired.firstTime, 0.5) };
+  console.log(
+    `  keyed first-time ms ÷ keyless, alternating:  ${(pairedMs.firstTime / pairedMs.keyless).toFixed(2)}  [≤ 1.15]  (p50 ${pairedMs.firstTime.toFixed(1)} ÷ ${pairedMs.keyless.toFixed(1)} ms; in their own phases ${(firstTime.sequentialMs / keyless.sequentialMs).toFixed(2)})`,
+  );
   console.log(`  durable commits the key layer adds:          ${(firstTime.flushes - keyless.flushes).toFixed(2)}  [≤ 1]`);
   console.log(`  replay req/s ÷ keyless:                      ${(replayed.rate / keyless.rate).toFixed(2)}  [≥ 3]`);
   console.log(`  500 in flight, drain rate ÷ replay req/s:    ${(storm.rate / replayed.rate).toFixed(2)}  [≥ 0.9]`);
 }
 
-function quantile(samples: Sample[], q: number): number {
-  const sorted = samples.map((sample) => sample.ms).sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
-
-function answers(samples: Sample[]): string {
-  const byAnswer = new Map<string, number>();
-  for (const sample of samples) byAnswer.set(sample.answer, (byAnswer.get(sample.answer) ?? 0) + 1);
-  return [...byAnswer].sort(([a], [b]) => a.localeCompare(b)).map(([answer, n]) => `${n}×${answer}`).join(", ");
+function printScaleRatios({ small, large, reaper }: StoredKeysResult) {
+  const keys = (n: number) => n.toLocaleString("en");
+  console.log(`  claim p50 at ${keys(large.keys)} keys ÷ at ${keys(small.keys)}:       ${(large.claimP50 / small.claimP50).toFixed(2)}  [≤ 1.3]`);
+  console.log(`  replay p50 at ${keys(large.keys)} keys ÷ at ${keys(small.keys)}:      ${(large.replayP50 / small.replayP50).toFixed(2)}  [≤ 1.3]`);
+  console.log(`  first-time p99 while reaping ÷ without:         ${(reaper.reapingP99 / reaper.quietP99).toFixed(2)}  [≤ 2]  (${reaper.answers})`);
 }
 
 async function runConcurrently(total: number, concurrency: number, one: () => Promise<Sample>): Promise<{ samples: Sample[]; seconds: number }> {
@@ -224,10 +255,10 @@ async function timed(send: () => Promise<Response>): Promise<Sample> {
   return { answer: `${response.status}${replayed ? " replay" : ""}`, ms: performance.now() - started };
 }
 
-async function createAccount(baseUrl: string): Promise<string> {
+async function createAccount(baseUrl: string): Promise<{ id: string; token: string }> {
   const response = await fetch(`${baseUrl}/api/accounts`, { method: "POST" });
   if (response.status !== 201) throw new Error(`POST /api/accounts answered ${response.status}`);
-  return ((await response.json()) as { token: string }).token;
+  return (await response.json()) as { id: string; token: string };
 }
 
 function cartBody() {
