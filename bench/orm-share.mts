@@ -13,7 +13,7 @@
  * No HTTP and no provider (the charge's answer is made up): only what the
  * app's process spends talking to PostgreSQL. Each variant runs a
  * sequential phase (one checkout at a time: ms each) and a concurrent one
- * (16 at once: checkouts/s), in the order P R R P, and the app-side CPU per
+ * (16 at once: checkouts/s), in the order P S S P, and the app-side CPU per
  * checkout is read from process.cpuUsage(). Then a replay, the one read.
  */
 import { randomUUID } from "node:crypto";
@@ -49,7 +49,7 @@ const parsed = parseCheckoutRequest({ cartId: "cart-orm-share", items: [{ sku: "
 if (!parsed.ok) throw new Error(parsed.detail);
 const cart = parsed.body;
 
-type Variant = "Prisma" | "raw pg";
+type Variant = "Prisma" | "plain SQL";
 interface Phase {
   checkouts: number;
   seconds: number;
@@ -57,15 +57,15 @@ interface Phase {
   latencies: number[];
 }
 
-const checkout: Record<Variant, (key: string) => Promise<void>> = { Prisma: checkoutThroughPrisma, "raw pg": checkoutAsTheAppDoes };
-const replayKey: Record<Variant, string> = { Prisma: randomUUID(), "raw pg": randomUUID() };
+const checkout: Record<Variant, (key: string) => Promise<void>> = { Prisma: checkoutThroughPrisma, "plain SQL": checkoutAsTheAppDoes };
+const replayKey: Record<Variant, string> = { Prisma: randomUUID(), "plain SQL": randomUUID() };
 const replay: Record<Variant, () => Promise<void>> = {
   Prisma: async () => {
     const rows = await prisma.$queryRawUnsafe<{ state: string }[]>(LOOK_UP, accountId, replayKey.Prisma);
     if (rows[0]?.state !== "complete") throw new Error("expected a completed key");
   },
-  "raw pg": async () => {
-    const found = await store.lookUpKey(claimRequest(replayKey["raw pg"]));
+  "plain SQL": async () => {
+    const found = await store.lookUpKey(claimRequest(replayKey["plain SQL"]));
     if (found.kind !== "replay") throw new Error(`expected a replay, got ${found.kind}`);
   },
 };
@@ -194,10 +194,10 @@ function printTable(results: Map<string, Phase[]>) {
     summary.set(name, { rate: checkouts / seconds, p50, cpuMs });
     console.log(`${name.padEnd(36)}${[String(checkouts), (checkouts / seconds).toFixed(0), p50.toFixed(2), cpuMs.toFixed(2)].map((cell) => cell.padStart(12)).join("")}`);
   }
-  console.log("\nPrisma ÷ raw pg (the ORM's cost; over 1.5 means move the hot path to SQL)");
+  console.log("\nPrisma ÷ plain SQL (the ORM's cost; over 1.5 means move the hot path to SQL)");
   for (const phase of ["checkout, sequential", `checkout, ${CONCURRENCY} at once`, "replay, sequential"]) {
     const prismaFigures = summary.get(`Prisma ${phase}`)!;
-    const raw = summary.get(`raw pg ${phase}`)!;
+    const raw = summary.get(`plain SQL ${phase}`)!;
     console.log(
       `  ${phase.padEnd(28)} time ${(prismaFigures.p50 / raw.p50).toFixed(2)}×   throughput ${(raw.rate / prismaFigures.rate).toFixed(2)}×   app CPU ${(prismaFigures.cpuMs / raw.cpuMs).toFixed(2)}×`,
     );
@@ -206,13 +206,13 @@ function printTable(results: Map<string, Phase[]>) {
 
 // Last, so that the statements above are defined before the first checkout.
 try {
-  for (const variant of ["Prisma", "raw pg"] as const) {
+  for (const variant of ["Prisma", "plain SQL"] as const) {
     await measure(40, 4, () => checkout[variant](randomUUID())); // warm-up
     await checkout[variant](replayKey[variant]);
   }
   const results = new Map<string, Phase[]>();
   const add = (name: string, phase: Phase) => results.set(name, [...(results.get(name) ?? []), phase]);
-  for (const variant of ["Prisma", "raw pg", "raw pg", "Prisma"] as const) {
+  for (const variant of ["Prisma", "plain SQL", "plain SQL", "Prisma"] as const) {
     process.stdout.write(`  ${variant}…`);
     add(`${variant} checkout, sequential`, await measure(SEQUENTIAL, 1, () => checkout[variant](randomUUID())));
     add(`${variant} checkout, ${CONCURRENCY} at once`, await measure(CONCURRENT, CONCURRENCY, () => checkout[variant](randomUUID())));

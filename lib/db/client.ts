@@ -9,7 +9,7 @@ export type Database = PrismaClient;
  * One pool of connections, used two ways: Prisma (through its adapter) for
  * everything off the checkout's hot path, and plain SQL on the same pool for
  * the hot path itself (the idempotency store, the order writes, the rate
- * limit), where Prisma cost 2.4× the time and 4.6× the CPU of the same
+ * limit), where Prisma cost about 2.5× the time and 5× the CPU of the same
  * statements (bench/orm-share.mts). One pool, so the connection budget
  * (DATABASE_POOL_MAX) is one number, as the embedded database needs.
  */

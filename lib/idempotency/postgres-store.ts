@@ -65,7 +65,7 @@ interface ExistingKeyRow {
 
 /**
  * The idempotency store on PostgreSQL, in plain SQL on a `pg` pool: it is
- * the hot path, where Prisma cost 2.4× the time of the same statements
+ * the hot path, where Prisma cost about 2.5× the time of the same statements
  * (bench/orm-share.mts). All time comparisons use the database's clock, so
  * several app instances with skewed clocks agree on when a lease or a key
  * has expired.
