@@ -1,6 +1,6 @@
 /**
  * The ORM's share of a checkout's database work: the same checkout's
- * statements (look up the key, claim it, payment_started, charged, then the
+ * statements (look up the key and claim it, payment_started, charged, then the
  * order with its items and payment and the completed key in one
  * transaction) as the app sends them, plain SQL on the `pg` pool that
  * Prisma's adapter holds (lib/idempotency/postgres-store.ts,
@@ -61,11 +61,11 @@ const checkout: Record<Variant, (key: string) => Promise<void>> = { Prisma: chec
 const replayKey: Record<Variant, string> = { Prisma: randomUUID(), "plain SQL": randomUUID() };
 const replay: Record<Variant, () => Promise<void>> = {
   Prisma: async () => {
-    const rows = await prisma.$queryRawUnsafe<{ state: string }[]>(LOOK_UP, accountId, replayKey.Prisma);
-    if (rows[0]?.state !== "complete") throw new Error("expected a completed key");
+    const rows = await prisma.$queryRawUnsafe<{ existing: { state: string } | null }[]>(LOOK_UP_OR_CLAIM, accountId, replayKey.Prisma, JSON.stringify(cart), randomUUID());
+    if (rows[0]?.existing?.state !== "complete") throw new Error("expected a completed key");
   },
   "plain SQL": async () => {
-    const found = await store.lookUpKey(claimRequest(replayKey["plain SQL"]));
+    const found = await store.lookUpOrClaim(claimRequest(replayKey["plain SQL"]));
     if (found.kind !== "replay") throw new Error(`expected a replay, got ${found.kind}`);
   },
 };
@@ -73,8 +73,7 @@ const replay: Record<Variant, () => Promise<void>> = {
 /** The app's code, as it runs in a checkout: plain SQL on the pool. */
 async function checkoutAsTheAppDoes(key: string): Promise<void> {
   const request = claimRequest(key);
-  if ((await store.lookUpKey(request)).kind !== "claimable") throw new Error("a fresh key was not claimable");
-  const claimed = await store.claimKey(request);
+  const claimed = await store.lookUpOrClaim(request);
   if (claimed.kind !== "claimed") throw new Error(`a fresh key was not claimed: ${claimed.kind}`);
   const { claim } = claimed;
   const charge = madeUpCharge();
@@ -95,13 +94,17 @@ async function checkoutAsTheAppDoes(key: string): Promise<void> {
 }
 
 // The store's statements, as it sends them.
-const LOOK_UP = `SELECT id, fingerprint, state::text AS state, response_status, response_headers, response_body
-  FROM idempotency_keys WHERE account_id = $1::uuid AND idem_key = $2`;
-const CLAIM = `INSERT INTO idempotency_keys
-    (account_id, idem_key, request_method, request_path, fingerprint, request_body, lease_owner, lease_expires_at, expires_at)
-  SELECT $1::uuid, $2, 'POST', '/api/orders', '${FINGERPRINT}', $3::jsonb, $4::uuid, now() + make_interval(secs => 30), now() + make_interval(secs => 86400)
-   WHERE set_config('synchronous_commit', 'off', true) = 'off'
-  ON CONFLICT (account_id, idem_key) DO NOTHING RETURNING id`;
+const LOOK_UP_OR_CLAIM = `WITH existing AS (
+    SELECT id, fingerprint, state::text AS state, response_status, response_headers, response_body
+      FROM idempotency_keys WHERE account_id = $1::uuid AND idem_key = $2
+  ), claimed AS (
+    INSERT INTO idempotency_keys
+      (account_id, idem_key, request_method, request_path, fingerprint, request_body, lease_owner, lease_expires_at, expires_at)
+    SELECT $1::uuid, $2, 'POST', '/api/orders', '${FINGERPRINT}', $3::jsonb, $4::uuid, now() + make_interval(secs => 30), now() + make_interval(secs => 86400)
+     WHERE NOT EXISTS (SELECT FROM existing) AND set_config('synchronous_commit', 'off', true) = 'off'
+    ON CONFLICT (account_id, idem_key) DO NOTHING RETURNING id
+  )
+  SELECT (SELECT id FROM claimed) AS claimed_id, (SELECT to_jsonb(existing) FROM existing) AS existing`;
 const PAYMENT_STARTED = `UPDATE idempotency_keys
     SET recovery_point = 'payment_started', side_effect_request = $1::jsonb, payment_started_at = now(),
         lease_expires_at = now() + make_interval(secs => 30)
@@ -115,10 +118,10 @@ const COMPLETE = `UPDATE idempotency_keys
 
 /** The same checkout through Prisma, as the app sent it before it moved the hot path to SQL. */
 async function checkoutThroughPrisma(key: string): Promise<void> {
-  if ((await prisma.$queryRawUnsafe<unknown[]>(LOOK_UP, accountId, key)).length !== 0) throw new Error("a fresh key has a row");
   const leaseOwner = randomUUID();
-  const claimed = await prisma.$queryRawUnsafe<{ id: string }[]>(CLAIM, accountId, key, JSON.stringify(cart), leaseOwner);
-  const keyId = claimed[0]!.id;
+  const claimed = await prisma.$queryRawUnsafe<{ claimed_id: string | null }[]>(LOOK_UP_OR_CLAIM, accountId, key, JSON.stringify(cart), leaseOwner);
+  const keyId = claimed[0]?.claimed_id;
+  if (!keyId) throw new Error("a fresh key was not claimed");
   const charge = madeUpCharge();
   if ((await prisma.$queryRawUnsafe<unknown[]>(PAYMENT_STARTED, JSON.stringify(cart), keyId, leaseOwner)).length !== 1) throw new Error("lease lost");
   if ((await prisma.$executeRawUnsafe(CHARGED, JSON.stringify(charge), keyId, leaseOwner)) !== 1) throw new Error("lease lost");

@@ -36,10 +36,9 @@ export async function createOrder(request: Request): Promise<Response> {
 /**
  * Identity first (401 before the key is looked at), then the idempotent
  * checkout. A request the key's row answers (a replay, a 409, a 422) costs
- * one read; one that would claim a new key is admitted by the account's
- * rate limit beside its claim (a 429 releases the claim at once, so nothing
- * stays stored under the key and the same key works once the window has
- * room). The demo settings
+ * one statement; one that claims a new key is then admitted by the
+ * account's rate limit (a 429 releases the claim at once, so nothing stays
+ * stored under the key and the same key works once the window has room). The demo settings
  * only shape a first-time checkout, so only it reads them.
  */
 async function checkout(request: Request): Promise<{ outcome: Outcome; response: Response }> {
@@ -58,9 +57,9 @@ async function checkout(request: Request): Promise<{ outcome: Outcome; response:
       fault,
       holdBeforeChargeMs: async () => (await demoSettings()).networkDelayMs,
     }),
-    // Only a request that will claim a new key is admitted, beside its
-    // claim, so that is when a first-time checkout's demo settings load:
-    // in the same round trip's time rather than one after the claim.
+    // Only a request that claims a new key is admitted, so that is when a
+    // first-time checkout's demo settings load: beside the rate limit's
+    // round trip rather than after it.
     admit: async () => (await Promise.all([admitCheckout(checkoutLimit, accountId), demoSettings()]))[0],
   };
   const outcome = await runIdempotent(endpoint, request, accountId);

@@ -9,7 +9,7 @@ import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
 import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
-import { LeaseLostError, type Claim, type ClaimRequest, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint } from "@/lib/idempotency/store";
+import { LeaseLostError, type Claim, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
 /**
@@ -17,7 +17,8 @@ import type { StoredResponse } from "@/lib/idempotency/stored-response";
  *
  *   1. validate the key and the body (nothing is written on failure),
  *   2. answer from the key's row if it has one; otherwise claim it
- *      atomically (and admit the request, e.g. its rate limit, meanwhile),
+ *      atomically, in the same statement, then admit the request (e.g. its
+ *      rate limit; a refusal releases the claim),
  *   3. let the endpoint run its side effect while the lease is held,
  *   4. write the endpoint's result and the completed key in one transaction,
  *   5. on failure before the side effect (or when it definitely did not
@@ -58,10 +59,10 @@ export interface IdempotentEndpoint<Body, Tx> {
   store: IdempotencyStore<Tx>;
   parseBody(json: unknown): BodyParseResult<Body>;
   /**
-   * Asked once for a request that will claim a new key, beside the claim,
-   * never for an answer the key's row already gives (a replay, a 409, a
-   * 422): an Outcome refuses the request (the account's rate limit), and the
-   * claim is released at once, so nothing stays stored under its key.
+   * Asked once for a request that claims a new key, never for an answer the
+   * key's row already gives (a replay, a 409, a 422): an Outcome refuses the
+   * request (the account's rate limit), and the claim is released at once,
+   * so nothing stays stored under its key.
    */
   admit?(): Promise<Outcome | undefined>;
   perform(context: EndpointContext<Body, Tx>): Promise<StoredResponse>;
@@ -102,12 +103,14 @@ export async function runIdempotent<Body, Tx>(
   const method = request.method.toUpperCase();
   const path = new URL(request.url).pathname;
   const claimRequest = { accountId, key: keyResult.key, method, path, fingerprint: fingerprintRequest(method, path, read.json), body: read.json };
-  // Read before writing: a replay, a 409 or a 422 is one round trip, and
-  // only a request that will claim is admitted (and counted).
-  const known = await endpoint.store.lookUpKey(claimRequest);
-  if (known.kind !== "claimable") return existingKeyOutcome(known);
+  // One round trip: a replay, a 409 or a 422 is answered from the key's row,
+  // writing nothing, and a key without one is claimed. Only a request that
+  // claims is admitted (and counted).
+  const first = await endpoint.store.lookUpOrClaim(claimRequest);
+  if (first.kind !== "claimed" && first.kind !== "claimable") return existingKeyOutcome(first);
 
-  const claimResult = await claimAndAdmit(endpoint, claimRequest);
+  const claiming = first.kind === "claimed" ? Promise.resolve(first) : endpoint.store.claimKey(claimRequest);
+  const claimResult = await admitClaim(endpoint, claiming);
   if (claimResult.kind === "refused") return claimResult.outcome;
   if (claimResult.kind !== "claimed") return existingKeyOutcome(claimResult);
   addToContext({ keyId: claimResult.claim.keyId });
@@ -116,15 +119,15 @@ export async function runIdempotent<Body, Tx>(
 }
 
 /**
- * The claim and the admission at once, one round trip sooner than one after
- * the other. Nothing has happened under a claim this young, so a refusal
- * (or a failure to ask) simply releases it.
+ * Admits a request whose key is claimed (or being claimed: the admission
+ * runs meanwhile). Nothing has happened under a claim this young, so a
+ * refusal (or a failure to ask) simply releases it.
  */
-async function claimAndAdmit<Body, Tx>(
+async function admitClaim<Body, Tx>(
   endpoint: IdempotentEndpoint<Body, Tx>,
-  request: ClaimRequest,
+  claiming: Promise<ClaimResult>,
 ): Promise<ClaimResult | { kind: "refused"; outcome: Outcome }> {
-  const [claim, admission] = await Promise.allSettled([endpoint.store.claimKey(request), endpoint.admit?.()]);
+  const [claim, admission] = await Promise.allSettled([claiming, endpoint.admit?.()]);
   if (claim.status === "rejected") throw claim.reason;
   // Not claimed: the key's row answers, whatever the admission said.
   if (claim.value.kind !== "claimed") return claim.value;

@@ -45,6 +45,17 @@ export const DISPOSABLE_WHEN_EXPIRED = `(expires_at <= now()
  */
 const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
 
+// A claim's row, with $1 the account and $2 the key (as in the lookup), then
+// the request, its lease owner, and the lease and TTL in seconds.
+const CLAIM_COLUMNS = `(account_id, idem_key, request_method, request_path, fingerprint, request_body, lease_owner, lease_expires_at, expires_at)`;
+const CLAIM_VALUES = `$1::uuid, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8), now() + make_interval(secs => $9)`;
+
+/** What an existing key's row answers with (ExistingKeyRow). */
+const EXISTING_KEY_COLUMNS = `id, fingerprint, state::text AS state,
+  ${DISPOSABLE_WHEN_EXPIRED} AS disposable,
+  coalesce(lease_expires_at <= now(), false) AS lease_expired,
+  response_status, response_headers, response_body`;
+
 // A key can vanish between our failed INSERT and our SELECT (released by a
 // failed attempt, or expired and deleted). Each pass through the loop makes
 // progress; three passes without an answer means heavy churn on one key, and
@@ -84,8 +95,26 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
     return (await this.pool.query(text, values)).rowCount ?? 0;
   }
 
-  async lookUpKey(request: ClaimRequest): Promise<LookUpResult> {
-    const existing = await this.readExisting(request);
+  async lookUpOrClaim(request: ClaimRequest): Promise<LookUpResult> {
+    const leaseOwner = randomUUID();
+    // The INSERT runs only when the read found no row; if a concurrent claim
+    // committed after this statement's snapshot, neither finds anything, and
+    // claimKey's separate read sees it.
+    const rows = await this.rows<{ claimed_id: string | null; existing: ExistingKeyRow | null }>(
+      `WITH existing AS (
+         SELECT ${EXISTING_KEY_COLUMNS} FROM idempotency_keys WHERE account_id = $1::uuid AND idem_key = $2
+       ), claimed AS (
+         INSERT INTO idempotency_keys ${CLAIM_COLUMNS}
+         SELECT ${CLAIM_VALUES}
+          WHERE NOT EXISTS (SELECT FROM existing) AND ${ASYNC_COMMIT}
+         ON CONFLICT (account_id, idem_key) DO NOTHING
+         RETURNING id
+       )
+       SELECT (SELECT id FROM claimed) AS claimed_id, (SELECT to_jsonb(existing) FROM existing) AS existing`,
+      this.claimValues(request, leaseOwner),
+    );
+    const { claimed_id: claimedId, existing } = rows[0]!;
+    if (claimedId) return { kind: "claimed", claim: { keyId: claimedId, leaseOwner, recoveryPoint: "claimed", tookOver: false } };
     if (!existing || existing.disposable) return { kind: "claimable" };
     if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
     if (existing.state === "complete") return { kind: "replay", stored: storedResponseOf(existing) };
@@ -121,29 +150,25 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
    */
   private async insertClaim(request: ClaimRequest, leaseOwner: string): Promise<string | undefined> {
     const rows = await this.rows<{ id: string }>(
-      `INSERT INTO idempotency_keys
-         (account_id, idem_key, request_method, request_path, fingerprint, request_body,
-          lease_owner, lease_expires_at, expires_at)
-       SELECT $1::uuid, $2, $3, $4, $5, $6::jsonb, $7::uuid,
-              now() + make_interval(secs => $8), now() + make_interval(secs => $9)
-        WHERE ${ASYNC_COMMIT}
+      `INSERT INTO idempotency_keys ${CLAIM_COLUMNS}
+       SELECT ${CLAIM_VALUES} WHERE ${ASYNC_COMMIT}
        ON CONFLICT (account_id, idem_key) DO NOTHING
        RETURNING id`,
-      [request.accountId, request.key, request.method, request.path, request.fingerprint, JSON.stringify(request.body), leaseOwner, this.timings.leaseSeconds, this.timings.ttlSeconds],
+      this.claimValues(request, leaseOwner),
     );
     return rows[0]?.id;
+  }
+
+  /** The parameters of CLAIM_VALUES. */
+  private claimValues(request: ClaimRequest, leaseOwner: string): unknown[] {
+    return [request.accountId, request.key, request.method, request.path, request.fingerprint, JSON.stringify(request.body), leaseOwner, this.timings.leaseSeconds, this.timings.ttlSeconds];
   }
 
   // A separate statement, not a CTE folded into the INSERT: a CTE reads with
   // the INSERT's snapshot and can miss a duplicate committed in between.
   private async readExisting(request: ClaimRequest): Promise<ExistingKeyRow | undefined> {
     const rows = await this.rows<ExistingKeyRow>(
-      `SELECT id, fingerprint, state::text AS state,
-              ${DISPOSABLE_WHEN_EXPIRED} AS disposable,
-              coalesce(lease_expires_at <= now(), false) AS lease_expired,
-              response_status, response_headers, response_body
-         FROM idempotency_keys
-        WHERE account_id = $1::uuid AND idem_key = $2`,
+      `SELECT ${EXISTING_KEY_COLUMNS} FROM idempotency_keys WHERE account_id = $1::uuid AND idem_key = $2`,
       [request.accountId, request.key],
     );
     return rows[0];

@@ -58,16 +58,18 @@ export interface AbandonedKey {
   requestBody: unknown;
 }
 
-/** What the key's row says before anything is written: the answer, or that the request may claim it. */
-export type LookUpResult = Exclude<ClaimResult, { kind: "claimed" }> | { kind: "claimable" };
+/** The first look at a key: the claim, the answer its row gives, or that claimKey may still take it. */
+export type LookUpResult = ClaimResult | { kind: "claimable" };
 
 export interface IdempotencyStore<Tx> {
   /**
-   * Reads the key's row, writing nothing: a replay, a 409 or a 422 is
-   * answered from it in one round trip. "claimable": no row, or one that
-   * claimKey may delete (expired) or take over (its lease ran out).
+   * One round trip: reads the key's row, and claims the key when it has
+   * none. A replay, a 409 or a 422 is answered from the row, writing
+   * nothing; a first-time request comes back claimed. "claimable": a row
+   * that claimKey may delete (expired) or take over (its lease ran out), or
+   * a concurrent claim this look could not see yet; claimKey sorts it out.
    */
-  lookUpKey(request: ClaimRequest): Promise<LookUpResult>;
+  lookUpOrClaim(request: ClaimRequest): Promise<LookUpResult>;
   claimKey(request: ClaimRequest): Promise<ClaimResult>;
   /** In-flight keys whose lease ran out, oldest first: the recovery worker's work list. */
   findAbandonedKeys(limit: number): Promise<AbandonedKey[]>;
