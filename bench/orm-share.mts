@@ -1,12 +1,12 @@
 /**
  * The ORM's share of a checkout's database work: the same checkout's
- * statements (look up the key and claim it, payment_started, charged, then the
- * order with its items and payment and the completed key in one
- * transaction) as the app sends them, plain SQL on the `pg` pool that
- * Prisma's adapter holds (lib/idempotency/postgres-store.ts,
- * lib/orders/record.ts), and through Prisma as the app sent them before
- * (the same SQL through $queryRawUnsafe, the order through the ORM's
- * nested create, in Prisma's interactive transaction):
+ * writes (look up the key and claim it, payment_started, charged, then the
+ * order with its items and payment and the completed key) as the app sends
+ * them, plain SQL on the `pg` pool that Prisma's adapter holds
+ * (lib/idempotency/postgres-store.ts, lib/orders/record.ts; the last of them
+ * one statement), and through Prisma as the app sent them before (the same
+ * SQL through $queryRawUnsafe, the order through the ORM's nested create,
+ * in Prisma's interactive transaction with the key's UPDATE):
  *
  *   DATABASE_URL=postgresql://… npm run bench:orm
  *
@@ -24,7 +24,7 @@ import { PrismaClient } from "../lib/generated/prisma/client.ts";
 import { PostgresIdempotencyStore } from "../lib/idempotency/postgres-store.ts";
 import { parseCheckoutRequest, type PricedCart } from "../lib/orders/cart.ts";
 import { paymentProviderKey } from "../lib/orders/provider-key.ts";
-import { recordPaidOrder } from "../lib/orders/record.ts";
+import { chargeWrite } from "../lib/orders/record.ts";
 import type { ChargeResult } from "../lib/payments/provider.ts";
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -79,8 +79,9 @@ async function checkoutAsTheAppDoes(key: string): Promise<void> {
   const charge = madeUpCharge();
   await store.markSideEffectStarted(claim, cart);
   await store.recordSideEffectResult(claim, charge);
-  await store.completeKey(claim, (tx) =>
-    recordPaidOrder(tx, {
+  await store.completeKey(
+    claim,
+    chargeWrite({
       accountId,
       keyId: claim.keyId,
       idempotencyKey: key,

@@ -17,7 +17,7 @@ import { log } from "@/lib/log";
 export type FaultSite =
   | "after-claim" // the key is claimed and committed; nothing charged yet
   | "after-charge" // the provider charged; no order written yet
-  | "before-commit" // the order is written inside the transaction, not yet committed
+  | "before-commit" // the charge is stored with the key; the statement that writes the order and completes the key is not sent
   | "after-commit"; // order and completed key committed; no response sent yet
 
 const FAULTS = {
@@ -26,8 +26,9 @@ const FAULTS = {
   // Throw: the key stays in flight until its lease expires; the retry (or the
   // recovery worker) that takes it over finishes the order.
   "after-charge": { site: "after-charge", crash: false },
-  // Throw inside the order transaction: it rolls back, and the key stays in
-  // flight at `charged`, with the provider's answer stored.
+  // Throw just before the order and the completed key are written (one
+  // statement, so there is no later point before the commit): the key stays
+  // in flight at `charged`, with the provider's answer stored.
   "before-commit": { site: "before-commit", crash: false },
   // Crash at each dangerous point (the crash matrix).
   "crash-after-claim": { site: "after-claim", crash: true },

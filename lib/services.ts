@@ -1,5 +1,5 @@
 import { db, sqlPool } from "@/lib/db/client";
-import type { Transaction } from "@/lib/db/transaction";
+import type { GatedRows } from "@/lib/db/sql";
 import { serverEnv } from "@/lib/env";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
@@ -36,7 +36,7 @@ function buildServices() {
     /** Which endpoint owns a stored request, for the recovery worker to resume it. */
     endpointFor(method: string, path: string) {
       if (method === "POST" && path === "/api/orders") {
-        return checkoutEndpoint({ store: idempotencyStore, provider: paymentProvider }) as IdempotentEndpoint<unknown, Transaction>;
+        return checkoutEndpoint({ store: idempotencyStore, provider: paymentProvider }) as IdempotentEndpoint<unknown, GatedRows>;
       }
       return undefined;
     },

@@ -78,10 +78,10 @@ describe.runIf(inject("realPostgres"))("behind PgBouncer in transaction mode", (
 
     const statements = recorder.statements();
     // The recorder saw every way the app talks to PostgreSQL: the hot path's
-    // plain SQL (the lookup and claim, the order, a transaction, the rate
-    // limit), Prisma's queries, and the workers'.
+    // plain SQL (the lookup and claim, the order with its completed key, the
+    // rate limit), Prisma's queries, and the workers'.
     const seen = (pattern: RegExp) => statements.some((statement) => pattern.test(statement.sql));
-    for (const pattern of [/INSERT INTO idempotency_keys/, /WITH new_order AS/, /^\s*BEGIN\s*$/i, /"rate_limits"/, /"public"\."accounts"/, /DELETE FROM idempotency_keys/]) {
+    for (const pattern of [/INSERT INTO idempotency_keys/, /WITH completed_key AS/, /"rate_limits"/, /"public"\."accounts"/, /DELETE FROM idempotency_keys/]) {
       expect(seen(pattern), `a statement matching ${pattern}`).toBe(true);
     }
     const named = statements.filter((statement) => statement.kind === "parse" && statement.name !== "");

@@ -1,10 +1,11 @@
 import type pg from "pg";
 
 /**
- * One transaction on a plain `pg` pool: what the checkout's hot path and the
- * payment simulator use. `Transaction` is its handle: code that writes
- * inside another module's transaction (the order and the completed key
- * together) is given one, and uses it, never the pool.
+ * One transaction on a plain `pg` pool: what the lab's strategies (a key row
+ * of their own with the order) and the payment simulator use. `Transaction`
+ * is its handle: code that writes inside another module's transaction is
+ * given one, and uses it, never the pool. (The checkout needs none: its
+ * order and completed key are one statement, lib/db/sql.ts.)
  */
 export type Transaction = pg.PoolClient;
 

@@ -9,7 +9,7 @@ import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
 import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
-import { LeaseLostError, type Claim, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint } from "@/lib/idempotency/store";
+import { LeaseLostError, type Claim, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint, type KeyCompletion } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
 /**
@@ -20,7 +20,7 @@ import type { StoredResponse } from "@/lib/idempotency/stored-response";
  *      atomically, in the same statement, then admit the request (e.g. its
  *      rate limit; a refusal releases the claim),
  *   3. let the endpoint run its side effect while the lease is held,
- *   4. write the endpoint's result and the completed key in one transaction,
+ *   4. write the endpoint's result and the completed key in one statement,
  *   5. on failure before the side effect (or when it definitely did not
  *      happen), release the key; after it, keep the key in flight at its
  *      recovery point until a retry or the recovery worker takes it over.
@@ -32,7 +32,7 @@ export type BodyParseResult<Body> =
   | { ok: true; body: Body }
   | { ok: false; detail: string; errors: { path: string; message: string }[] };
 
-export interface EndpointContext<Body, Tx> {
+export interface EndpointContext<Body, Rows> {
   accountId: string;
   idempotencyKey: string;
   body: Body;
@@ -51,12 +51,12 @@ export interface EndpointContext<Body, Tx> {
    * and does not repeat the side effect.
    */
   recordSideEffectResult(result: unknown): Promise<void>;
-  /** Writes the result and completes the key in one transaction. */
-  complete(work: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
+  /** Writes the endpoint's rows and completes the key with the response, atomically. */
+  complete(completion: KeyCompletion<Rows>): Promise<void>;
 }
 
-export interface IdempotentEndpoint<Body, Tx> {
-  store: IdempotencyStore<Tx>;
+export interface IdempotentEndpoint<Body, Rows> {
+  store: IdempotencyStore<Rows>;
   parseBody(json: unknown): BodyParseResult<Body>;
   /**
    * Asked once for a request that claims a new key, never for an answer the
@@ -65,7 +65,7 @@ export interface IdempotentEndpoint<Body, Tx> {
    * so nothing stays stored under its key.
    */
   admit?(): Promise<Outcome | undefined>;
-  perform(context: EndpointContext<Body, Tx>): Promise<StoredResponse>;
+  perform(context: EndpointContext<Body, Rows>): Promise<StoredResponse>;
 }
 
 /**
@@ -85,8 +85,8 @@ export const RETRY_AFTER_SECONDS = {
   databaseUnavailable: DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS,
 } as const;
 
-export async function runIdempotent<Body, Tx>(
-  endpoint: IdempotentEndpoint<Body, Tx>,
+export async function runIdempotent<Body, Rows>(
+  endpoint: IdempotentEndpoint<Body, Rows>,
   request: Request,
   accountId: string,
 ): Promise<Outcome> {
@@ -123,8 +123,8 @@ export async function runIdempotent<Body, Tx>(
  * runs meanwhile). Nothing has happened under a claim this young, so a
  * refusal (or a failure to ask) simply releases it.
  */
-async function admitClaim<Body, Tx>(
-  endpoint: IdempotentEndpoint<Body, Tx>,
+async function admitClaim<Body, Rows>(
+  endpoint: IdempotentEndpoint<Body, Rows>,
   claiming: Promise<ClaimResult>,
 ): Promise<ClaimResult | { kind: "refused"; outcome: Outcome }> {
   const [claim, admission] = await Promise.allSettled([claiming, endpoint.admit?.()]);
@@ -156,8 +156,8 @@ function existingKeyOutcome(result: Exclude<ClaimResult, { kind: "claimed" }>): 
  * the key over; the endpoint's side effect must be safe to repeat (the
  * payment provider call carries an idempotency key of its own).
  */
-export async function resumeAbandoned<Body, Tx>(
-  endpoint: IdempotentEndpoint<Body, Tx>,
+export async function resumeAbandoned<Body, Rows>(
+  endpoint: IdempotentEndpoint<Body, Rows>,
   claim: Claim,
   stored: { accountId: string; idempotencyKey: string; requestBody: unknown },
 ): Promise<Outcome> {
@@ -177,8 +177,8 @@ export async function resumeAbandoned<Body, Tx>(
   return performWithClaim(endpoint, claim, { accountId: stored.accountId, idempotencyKey: stored.idempotencyKey, body: parsed.body });
 }
 
-async function performWithClaim<Body, Tx>(
-  endpoint: IdempotentEndpoint<Body, Tx>,
+async function performWithClaim<Body, Rows>(
+  endpoint: IdempotentEndpoint<Body, Rows>,
   claim: Claim,
   request: { accountId: string; idempotencyKey: string; body: Body },
 ): Promise<Outcome> {
@@ -186,7 +186,7 @@ async function performWithClaim<Body, Tx>(
   // happen, whatever this attempt learns about its own try.
   const earlierAttemptMayHaveActed = sideEffectMayHaveHappened(claim.recoveryPoint);
   let sideEffectBegun = earlierAttemptMayHaveActed;
-  const context: EndpointContext<Body, Tx> = {
+  const context: EndpointContext<Body, Rows> = {
     ...request,
     claim,
     async beginSideEffect(sideEffectRequest) {
@@ -194,7 +194,7 @@ async function performWithClaim<Body, Tx>(
       sideEffectBegun = true;
     },
     recordSideEffectResult: (result) => endpoint.store.recordSideEffectResult(claim, result),
-    complete: (work) => endpoint.store.completeKey(claim, work),
+    complete: (completion) => endpoint.store.completeKey(claim, completion),
   };
 
   try {
@@ -231,7 +231,7 @@ function sideEffectMayHaveHappened(recoveryPoint: InFlightRecoveryPoint): boolea
 }
 
 // If ending the lease fails, the lease simply runs its course.
-async function endLeaseQuietly<Tx>(store: IdempotencyStore<Tx>, claim: Claim): Promise<void> {
+async function endLeaseQuietly<Rows>(store: IdempotencyStore<Rows>, claim: Claim): Promise<void> {
   try {
     await store.endLease(claim);
   } catch (error) {
@@ -241,7 +241,7 @@ async function endLeaseQuietly<Tx>(store: IdempotencyStore<Tx>, claim: Claim): P
 
 // If the release itself fails (say the database just went away) the key is
 // still safe: its lease expires and the next retry takes it over.
-async function releaseQuietly<Tx>(store: IdempotencyStore<Tx>, claim: Claim): Promise<void> {
+async function releaseQuietly<Rows>(store: IdempotencyStore<Rows>, claim: Claim): Promise<void> {
   try {
     await store.releaseKey(claim);
   } catch (error) {

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
-import type { Claim, ClaimRequest } from "@/lib/idempotency/store";
+import { LeaseLostError, type Claim, type ClaimRequest } from "@/lib/idempotency/store";
+import { parseCheckoutRequest } from "@/lib/orders/cart";
+import { chargeWrite } from "@/lib/orders/record";
 import { createAccount } from "@/lib/testing/api-client";
 import { closeTestDb, expireKey, expireLease, keyRow, testDb } from "@/lib/testing/database";
 
@@ -48,7 +50,7 @@ describe("a claim over a key past its TTL", () => {
   it("starts a complete key afresh, as a new row", async () => {
     const shopper = await createAccount();
     const { request, claim } = await claimFresh(shopper.id);
-    await store().completeKey(claim, async () => ({ status: 201, headers: {}, body: { ok: true } }));
+    await store().completeKey(claim, { response: { status: 201, headers: {}, body: { ok: true } } });
     await expireKey(shopper.id, request.key);
 
     const again = await store().claimKey(request);
@@ -88,10 +90,54 @@ describe("a key sent to another endpoint", () => {
     const at = (method: string, path: string): ClaimRequest => ({ accountId: shopper.id, key, method, path, fingerprint: fingerprintRequest(method, path, body), body });
     const first = await store().claimKey(at("POST", "/api/orders"));
     if (first.kind !== "claimed") throw new Error(`expected a claim, got ${first.kind}`);
-    await store().completeKey(first.claim, async () => ({ status: 201, headers: {}, body: { ok: true } }));
+    await store().completeKey(first.claim, { response: { status: 201, headers: {}, body: { ok: true } } });
 
     expect(await store().claimKey(at("POST", "/api/refunds"))).toEqual({ kind: "fingerprint-mismatch" });
     expect(await store().claimKey(at("PATCH", "/api/orders"))).toEqual({ kind: "fingerprint-mismatch" });
     expect(await store().claimKey(at("POST", "/api/orders"))).toMatchObject({ kind: "replay", stored: { status: 201 } });
+  });
+});
+
+describe("the completion", () => {
+  function orderFor(accountId: string, claim: Claim) {
+    const parsed = parseCheckoutRequest({ cartId: `cart-${randomUUID()}`, items: [{ sku: "mug-ceramic-350", quantity: 1 }] });
+    if (!parsed.ok) throw new Error(parsed.detail);
+    return chargeWrite({
+      accountId,
+      keyId: claim.keyId,
+      idempotencyKey: "k",
+      source: "checkout",
+      providerKey: `pk-${claim.keyId}`,
+      cart: parsed.body,
+      charge: { status: "succeeded", providerPaymentId: `pi_${randomUUID()}` },
+      provider: "simulator",
+    });
+  }
+  const ordersOf = async (accountId: string) =>
+    (await testDb().query(`SELECT (SELECT count(*) FROM orders WHERE account_id = $1)::int AS orders, (SELECT count(*) FROM payments WHERE account_id = $1)::int AS payments`, [accountId])).rows[0];
+
+  it("writes the order with its items and payment and completes the key, in one statement", async () => {
+    const shopper = await createAccount();
+    const { request, claim } = await claimFresh(shopper.id);
+    const write = orderFor(shopper.id, claim);
+
+    await store().completeKey(claim, write);
+
+    expect(await ordersOf(shopper.id)).toEqual({ orders: 1, payments: 1 });
+    const items = await testDb().query(`SELECT count(*)::int AS n FROM order_items WHERE order_id = $1`, [(write.response.body as { id: string }).id]);
+    expect(items.rows[0]).toEqual({ n: 1 });
+    expect(await keyRow(shopper.id, request.key)).toMatchObject({ state: "complete", response_status: 201, response_body: write.response.body });
+  });
+
+  it("writes nothing, neither the order nor the key, once another attempt has taken the key over", async () => {
+    const shopper = await createAccount();
+    const { request, claim } = await claimFresh(shopper.id);
+    await expireLease(shopper.id, request.key);
+    expect(await store().takeOverKey(claim.keyId)).toBeDefined();
+
+    await expect(store().completeKey(claim, orderFor(shopper.id, claim))).rejects.toBeInstanceOf(LeaseLostError);
+
+    expect(await ordersOf(shopper.id)).toEqual({ orders: 0, payments: 0 });
+    expect(await keyRow(shopper.id, request.key)).toMatchObject({ state: "in_flight", response_status: null });
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { assertNever } from "@/lib/assert-never";
 import type pg from "pg";
-import { inTransaction, type Transaction } from "@/lib/db/transaction";
+import { rawSql, sql, type GatedRows } from "@/lib/db/sql";
 import {
   LeaseLostError,
   type AbandonedKey,
@@ -9,6 +9,7 @@ import {
   type ClaimRequest,
   type ClaimResult,
   type IdempotencyStore,
+  type KeyCompletion,
   type LookUpResult,
   type RecoveryPoint,
 } from "@/lib/idempotency/store";
@@ -81,7 +82,7 @@ interface ExistingKeyRow {
  * several app instances with skewed clocks agree on when a lease or a key
  * has expired.
  */
-export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
+export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows> {
   constructor(
     private readonly pool: pg.Pool,
     private readonly timings: KeyTimings,
@@ -266,22 +267,25 @@ export class PostgresIdempotencyStore implements IdempotencyStore<Transaction> {
     );
   }
 
-  async completeKey(claim: Claim, work: (tx: Transaction) => Promise<StoredResponse>): Promise<StoredResponse> {
-    return inTransaction(this.pool, async (tx) => {
-      const stored = await work(tx);
-      // Conditional on our lease: if another attempt took the key over, this
-      // matches nothing and throwing rolls back everything `work` wrote.
-      const { rowCount } = await tx.query(
-        `UPDATE idempotency_keys
-            SET state = 'complete', recovery_point = 'finished',
-                response_status = $1, response_headers = $2::jsonb, response_body = $3::jsonb,
-                completed_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL
-          WHERE id = $4::uuid AND lease_owner = $5::uuid AND state = 'in_flight'`,
-        [stored.status, JSON.stringify(stored.headers), JSON.stringify(stored.body), claim.keyId, claim.leaseOwner],
-      );
-      if (rowCount !== 1) throw new LeaseLostError(claim.keyId);
-      return stored;
-    });
+  /**
+   * One statement, so one round trip and one commit: the key completes and
+   * the caller's rows are written, each selecting FROM completed_key. If
+   * another attempt took the key over, the UPDATE matches nothing, so
+   * neither the key nor any of the rows is written.
+   */
+  async completeKey(claim: Claim, { response, rows }: KeyCompletion<GatedRows>): Promise<void> {
+    const completedKey = sql`completed_key AS (
+        UPDATE idempotency_keys
+           SET state = 'complete', recovery_point = 'finished',
+               response_status = ${response.status}::int, response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${JSON.stringify(response.body)}::jsonb,
+               completed_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'
+        RETURNING id
+      )`;
+    const callersRows = rows ? sql`, ${rows(rawSql("completed_key"))}` : sql``;
+    const statement = sql`WITH ${completedKey}${callersRows} SELECT count(*)::int AS completed FROM completed_key`;
+    const { rows: result } = await this.pool.query<{ completed: number }>(statement.text, statement.values);
+    if (result[0]?.completed !== 1) throw new LeaseLostError(claim.keyId);
   }
 
   async releaseKey(claim: Claim): Promise<void> {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import type { Transaction } from "@/lib/db/transaction";
+import type { GatedRows } from "@/lib/db/sql";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
@@ -40,7 +40,7 @@ function countingProvider(): PaymentProvider & { calls: number } {
 function worker() {
   const store = new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
   const provider = countingProvider();
-  const endpoint = checkoutEndpoint({ store, provider }) as IdempotentEndpoint<unknown, Transaction>;
+  const endpoint = checkoutEndpoint({ store, provider }) as IdempotentEndpoint<unknown, GatedRows>;
   return {
     store,
     provider,
@@ -139,7 +139,7 @@ describe("the recovery worker", () => {
       if (parsed.ok) parsed.body = { ...parsed.body, total: parsed.body.total + 500, lines: parsed.body.lines.map((line) => ({ ...line, amount: line.amount + 500 })) };
       return parsed;
     };
-    const endpoint = { ...checkout, parseBody: raisePrices } as IdempotentEndpoint<unknown, Transaction>;
+    const endpoint = { ...checkout, parseBody: raisePrices } as IdempotentEndpoint<unknown, GatedRows>;
     await expireLease(shopper.id, key);
     const report = await recoverAbandonedKeys({ store: repriced.store, endpointFor: () => endpoint, batchSize: 1000 });
 
@@ -161,7 +161,7 @@ describe("the recovery worker", () => {
     // The provider's credentials broke meanwhile: every call is refused (401).
     const store = new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
     const refusing = checkoutEndpoint({ store, provider: new StripePaymentProvider({ secretKey: "sk_test_not-a-valid-key!", simulatorUrl: inject("paymentSimulatorUrl") }) });
-    const report = await recoverAbandonedKeys({ store, endpointFor: () => refusing as IdempotentEndpoint<unknown, Transaction>, batchSize: 1000 });
+    const report = await recoverAbandonedKeys({ store, endpointFor: () => refusing as IdempotentEndpoint<unknown, GatedRows>, batchSize: 1000 });
     expect(report.failed).toBeGreaterThanOrEqual(1);
     const kept = await keyRow(shopper.id, key);
     expect(kept).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
@@ -211,7 +211,7 @@ describe("the recovery worker", () => {
           running--;
         }
       },
-    } as IdempotentEndpoint<unknown, Transaction>;
+    } as IdempotentEndpoint<unknown, GatedRows>;
 
     const report = await recoverAbandonedKeys({ store, endpointFor: () => counted, batchSize: 1000, concurrency: 4 });
     expect(report.completed).toBeGreaterThanOrEqual(keys.length);

@@ -3,8 +3,9 @@ import type { StoredResponse } from "@/lib/idempotency/stored-response";
 /**
  * The persistence seam of the idempotency layer. The endpoint wrapper knows
  * only these operations; lib/idempotency/postgres-store.ts is the real one.
- * `Tx` is the transaction handle the caller's own writes use, so the result
- * and the completed key commit together.
+ * `Rows` is how the caller hands over its own writes, so the result and the
+ * completed key commit together (for PostgreSQL: CTEs of the one statement
+ * that completes the key).
  */
 export interface ClaimRequest {
   accountId: string;
@@ -61,7 +62,13 @@ export interface AbandonedKey {
 /** The first look at a key: the claim, the answer its row gives, or that claimKey may still take it. */
 export type LookUpResult = ClaimResult | { kind: "claimable" };
 
-export interface IdempotencyStore<Tx> {
+/** What completes a key: the response to store (and send), and the caller's rows that commit with it or not at all. */
+export interface KeyCompletion<Rows> {
+  response: StoredResponse;
+  rows?: Rows;
+}
+
+export interface IdempotencyStore<Rows> {
   /**
    * One round trip: reads the key's row, and claims the key when it has
    * none. A replay, a 409 or a 422 is answered from the row, writing
@@ -90,8 +97,12 @@ export interface IdempotencyStore<Tx> {
    * take the key over and resume it at once instead of waiting out the lease.
    */
   endLease(claim: Claim): Promise<void>;
-  /** Runs `work` and marks the key complete with its response in ONE transaction. */
-  completeKey(claim: Claim, work: (tx: Tx) => Promise<StoredResponse>): Promise<StoredResponse>;
+  /**
+   * Writes the caller's rows and marks the key complete with its response,
+   * atomically; throws LeaseLostError, having written nothing, if the key is
+   * no longer ours.
+   */
+  completeKey(claim: Claim, completion: KeyCompletion<Rows>): Promise<void>;
   /** Deletes our claim so a retry with the same key runs afresh. */
   releaseKey(claim: Claim): Promise<void>;
 }

@@ -2,7 +2,6 @@ import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { serverEnv } from "@/lib/env";
 import { LAB_KEYS_TABLE, labDynamoDb } from "@/lib/lab/key-stores/connections";
-import { inTransaction } from "@/lib/db/transaction";
 import { chargeOnce, labIdempotencyKey, labInProgress, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
 
 /**
@@ -56,7 +55,7 @@ export async function createDynamoDbKeyStoreOrder(request: Request): Promise<Res
       const charged = await chargeOnce(checkout);
       await checkout.crashPoint("after-charge");
       // The order, in its own database: not in the same transaction as the key.
-      const result = await inTransaction(checkout.pool, (tx) => recordLabOutcome(tx, checkout, charged, key.key));
+      const result = await recordLabOutcome(checkout.pool, checkout, charged, key.key);
       await dynamo.send(
         new UpdateCommand({
           TableName: LAB_KEYS_TABLE,

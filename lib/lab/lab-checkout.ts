@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { authenticate } from "@/lib/auth/accounts";
 import type { Database } from "@/lib/db/client";
 import type pg from "pg";
-import type { Transaction } from "@/lib/db/transaction";
+import { writeRows, type Queryable } from "@/lib/db/sql";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, LAB_CRASH_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
 import { jsonResponse } from "@/lib/http/json";
@@ -11,7 +11,7 @@ import { PROBLEM_CONTENT_TYPE, problemResponse, problemType } from "@/lib/http/p
 import { readJsonBody } from "@/lib/http/request-body";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
-import { recordDecline, recordPaidOrder } from "@/lib/orders/record";
+import { chargeWrite, type ChargeWrite } from "@/lib/orders/record";
 import type { ChargeResult, PaymentProvider } from "@/lib/payments/provider";
 import { log } from "@/lib/log";
 import { getServices } from "@/lib/services";
@@ -32,11 +32,11 @@ import { LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
 export type LabOnlyStrategy = Exclude<LabStrategy, "atomic_claim">;
 
 /** What the checkout's order writing answers: the status, headers and body to send (and, under a key, to store). */
-export type LabResult = Awaited<ReturnType<typeof recordPaidOrder>>;
+export type LabResult = ChargeWrite["response"];
 
 export interface LabCheckout {
   db: Database;
-  /** The same connections, for the order writes, which are plain SQL (lib/orders/record.ts): run them in inTransaction(pool, …). */
+  /** The same connections, for the order writes, which are plain SQL (lib/orders/record.ts): one statement, or part of a strategy's inTransaction(pool, …). */
   pool: pg.Pool;
   provider: PaymentProvider;
   strategy: LabOnlyStrategy;
@@ -120,24 +120,25 @@ export async function chargeOnce(checkout: LabCheckout): Promise<{ charge: Charg
   return { charge, providerKey };
 }
 
-/** The order (or the decline) for one charge, written by the checkout's own code. */
-export function recordLabOutcome(
-  tx: Transaction,
+/** The order (or the decline) for one charge, written by the checkout's own code, on the pool or in a strategy's transaction. */
+export async function recordLabOutcome(
+  db: Queryable,
   checkout: LabCheckout,
   charged: { charge: ChargeResult; providerKey: string },
   idempotencyKey: string | null,
 ): Promise<LabResult> {
-  const record = {
+  const { response, rows } = chargeWrite({
     accountId: checkout.accountId,
     keyId: null,
     idempotencyKey,
-    source: `lab_${checkout.strategy}` as const,
+    source: `lab_${checkout.strategy}`,
     providerKey: charged.providerKey,
     cart: checkout.cart,
     charge: charged.charge,
     provider: checkout.provider.name,
-  };
-  return charged.charge.status === "succeeded" ? recordPaidOrder(tx, record) : recordDecline(tx, record);
+  });
+  await writeRows(db, rows);
+  return response;
 }
 
 /**

@@ -3,7 +3,6 @@ import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dyn
 import { serverEnv } from "@/lib/env";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import { LAB_POWERTOOLS_TABLE, labDynamoDb } from "@/lib/lab/key-stores/connections";
-import { inTransaction } from "@/lib/db/transaction";
 import { chargeOnce, labIdempotencyKey, labInProgress, labReplay, labResponse, recordLabOutcome, runLabCheckout, type LabCheckout, type LabResult } from "@/lib/lab/lab-checkout";
 
 /**
@@ -65,7 +64,7 @@ export async function createPowertoolsOrder(request: Request): Promise<Response>
         ran = true;
         const charged = await chargeOnce(checkout);
         await checkout.crashPoint("after-charge");
-        return inTransaction(checkout.pool, (tx) => recordLabOutcome(tx, checkout, charged, event.headers["idempotency-key"]));
+        return recordLabOutcome(checkout.pool, checkout, charged, event.headers["idempotency-key"]);
       },
       {
         persistenceStore: await persistenceStore(),

@@ -1,6 +1,5 @@
 import { serverEnv } from "@/lib/env";
 import { labRedis } from "@/lib/lab/key-stores/connections";
-import { inTransaction } from "@/lib/db/transaction";
 import { chargeOnce, labIdempotencyKey, labInProgress, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
 
 /**
@@ -39,7 +38,7 @@ export async function createRedisKeyStoreOrder(request: Request): Promise<Respon
     try {
       const charged = await chargeOnce(checkout);
       await checkout.crashPoint("after-charge");
-      const result = await inTransaction(checkout.pool, (tx) => recordLabOutcome(tx, checkout, charged, key.key));
+      const result = await recordLabOutcome(checkout.pool, checkout, charged, key.key);
       await redis.set(redisKey, JSON.stringify({ status: result.status, body: result.body }), { expiration: { type: "EX", value: expiry } });
       return labResponse(result);
     } catch (error) {

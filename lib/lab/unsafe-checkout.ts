@@ -1,6 +1,5 @@
 import { takeLostResponse } from "@/lib/demo/settings";
 import { lostResponse } from "@/lib/http/lost-response";
-import { inTransaction } from "@/lib/db/transaction";
 import { chargeOnce, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
 
 /**
@@ -18,7 +17,7 @@ export async function createUnsafeOrder(request: Request): Promise<Response> {
     // Nothing tells a retry from a new purchase.
     const charged = await chargeOnce(checkout);
     await checkout.crashPoint("after-charge");
-    const result = await inTransaction(checkout.pool, (tx) => recordLabOutcome(tx, checkout, charged, null));
+    const result = await recordLabOutcome(checkout.pool, checkout, charged, null);
 
     if (await takeLostResponse(checkout.db, checkout.accountId)) return lostResponse();
     return labResponse(result);

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { assertNever } from "@/lib/assert-never";
-import type { Transaction } from "@/lib/db/transaction";
+import type { GatedRows } from "@/lib/db/sql";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { addToContext } from "@/lib/observability/request-context";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
@@ -9,7 +9,7 @@ import type { IdempotencyStore } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
-import { recordDecline, recordPaidOrder, type ChargeRecord } from "@/lib/orders/record";
+import { chargeWrite } from "@/lib/orders/record";
 import { chargeResultSchema, PaymentProviderError, type ChargeResult, type PaymentProvider } from "@/lib/payments/provider";
 
 /**
@@ -26,7 +26,7 @@ import { chargeResultSchema, PaymentProviderError, type ChargeResult, type Payme
  * even if prices changed in between.
  */
 interface CheckoutDeps {
-  store: IdempotencyStore<Transaction>;
+  store: IdempotencyStore<GatedRows>;
   provider: PaymentProvider;
   /** A failure this request asked for (tests and demos only). */
   fault?: FaultName;
@@ -34,7 +34,7 @@ interface CheckoutDeps {
   holdBeforeChargeMs?: () => Promise<number>;
 }
 
-export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedCart, Transaction> {
+export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedCart, GatedRows> {
   return {
     store: deps.store,
     parseBody: parseCheckoutRequest,
@@ -64,12 +64,12 @@ export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedC
   };
 }
 
-type CheckoutContext = EndpointContext<PricedCart, Transaction>;
+type CheckoutContext = EndpointContext<PricedCart, GatedRows>;
 
-/** The order (or the decline) and the completed key, in one transaction. */
-function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart, charge: ChargeResult): Promise<StoredResponse> {
+/** The order (or the decline) and the completed key, in one statement. */
+async function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart, charge: ChargeResult): Promise<StoredResponse> {
   const { accountId, idempotencyKey, claim } = context;
-  const record: ChargeRecord = {
+  const { response, rows } = chargeWrite({
     accountId,
     keyId: claim.keyId,
     idempotencyKey,
@@ -78,12 +78,12 @@ function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart: Price
     cart,
     charge,
     provider: deps.provider.name,
-  };
-  return context.complete(async (tx) => {
-    const response = charge.status === "succeeded" ? await recordPaidOrder(tx, record) : await recordDecline(tx, record);
-    injectFault(deps.fault, "before-commit");
-    return response;
   });
+  // The last moment nothing of the order is written: the statement that
+  // writes it commits it.
+  injectFault(deps.fault, "before-commit");
+  await context.complete({ response, rows });
+  return response;
 }
 
 /** Records that the payment begins, with the cart it charges, then charges it. */

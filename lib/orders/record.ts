@@ -1,4 +1,5 @@
-import type { Transaction } from "@/lib/db/transaction";
+import { randomUUID } from "node:crypto";
+import { sql, type GatedRows } from "@/lib/db/sql";
 import type { OrderSource } from "@/lib/generated/prisma/enums";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
@@ -7,9 +8,12 @@ import { orderLocation, orderView } from "@/lib/orders/order-view";
 import type { ChargeResult } from "@/lib/payments/provider";
 
 /**
- * Writes what one charge produced: a paid order with its items and payment,
- * or a declined payment alone. Each returns the response to send (and, under
- * a key, to store).
+ * What one charge produces: a paid order with its items and payment, or a
+ * declined payment alone, and the response to send (and, under a key, to
+ * store). The rows are CTEs for one statement: the checkout's key completes
+ * in that same statement (PostgresIdempotencyStore.completeKey), and the
+ * lab's strategies write them by themselves (writeRows) or in their own
+ * transaction.
  */
 export interface ChargeRecord {
   accountId: string;
@@ -26,78 +30,77 @@ export interface ChargeRecord {
   provider: string;
 }
 
-export async function recordPaidOrder(tx: Transaction, { accountId, keyId, idempotencyKey, source, providerKey, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
-  // One statement, one round trip: the order, its items and its payment.
-  // Everything the response shows is known here but the order's id and time.
-  const { rows } = await tx.query<{ id: string; created_at: Date }>(
-    `WITH new_order AS (
-       INSERT INTO orders (account_id, idempotency_key_id, idem_key, source, cart_id, status, currency, total_amount)
-       VALUES ($1, $2, $3, $4, $5, 'paid', $6, $7)
-       RETURNING id, created_at
-     ), new_items AS (
-       INSERT INTO order_items (order_id, sku, name, unit_amount, quantity)
-       SELECT new_order.id, line.sku, line.name, line.unit_amount, line.quantity
-         FROM new_order, unnest($8::text[], $9::text[], $10::int[], $11::int[]) AS line(sku, name, unit_amount, quantity)
-     ), new_payment AS (
-       INSERT INTO payments (account_id, order_id, idempotency_key_id, provider, provider_payment_id, provider_key, payment_method, status, amount, currency)
-       SELECT $1, new_order.id, $2, $12, $13, $14, $15, 'succeeded', $7, $6 FROM new_order
-     )
-     SELECT id, created_at FROM new_order`,
-    [
-      accountId,
-      keyId,
-      idempotencyKey,
-      source,
-      cart.cartId,
-      cart.currency,
-      cart.total,
-      cart.lines.map((line) => line.product.sku),
-      cart.lines.map((line) => line.product.name),
-      cart.lines.map((line) => line.product.unitAmount),
-      cart.lines.map((line) => line.quantity),
-      provider,
-      charge.providerPaymentId,
-      providerKey,
-      cart.paymentMethod,
-    ],
-  );
-  const { id, created_at: createdAt } = rows[0]!;
+export interface ChargeWrite {
+  response: StoredResponse;
+  rows: GatedRows;
+}
+
+export function chargeWrite(record: ChargeRecord): ChargeWrite {
+  return record.charge.status === "succeeded" ? paidOrderWrite(record) : declineWrite(record);
+}
+
+/**
+ * The order, its items and its payment. Its id and time are minted here
+ * rather than by the database, so the response is whole before anything is
+ * written, and the key can store it in the statement that writes the order.
+ * The time is the order's label (shown, and sorted by), never compared with
+ * a lease, so this instance's clock may set it.
+ */
+function paidOrderWrite({ accountId, keyId, idempotencyKey, source, providerKey, cart, charge, provider }: ChargeRecord): ChargeWrite {
   const order = {
-    id,
+    id: randomUUID(),
     status: "paid" as const,
     idemKey: idempotencyKey,
     source,
     cartId: cart.cartId,
     currency: cart.currency,
     totalAmount: cart.total,
-    createdAt,
+    createdAt: new Date(),
     items: cart.lines.map((line) => ({ sku: line.product.sku, name: line.product.name, unitAmount: line.product.unitAmount, quantity: line.quantity })),
     payment: { providerPaymentId: charge.providerPaymentId, status: "succeeded" as const, paymentMethod: cart.paymentMethod },
   };
+  const rows: GatedRows = (gate) => sql`new_order AS (
+      INSERT INTO orders (id, account_id, idempotency_key_id, idem_key, source, cart_id, status, currency, total_amount, created_at)
+      SELECT ${order.id}::uuid, ${accountId}::uuid, ${keyId}::uuid, ${idempotencyKey}, ${source}::order_source, ${cart.cartId}, 'paid', ${cart.currency}, ${cart.total}::int, ${order.createdAt}::timestamptz
+        FROM ${gate}
+      RETURNING id
+    ), new_items AS (
+      INSERT INTO order_items (order_id, sku, name, unit_amount, quantity)
+      SELECT new_order.id, line.sku, line.name, line.unit_amount, line.quantity
+        FROM new_order, unnest(${order.items.map((item) => item.sku)}::text[], ${order.items.map((item) => item.name)}::text[],
+                               ${order.items.map((item) => item.unitAmount)}::int[], ${order.items.map((item) => item.quantity)}::int[])
+                        AS line(sku, name, unit_amount, quantity)
+    ), new_payment AS (
+      INSERT INTO payments (account_id, order_id, idempotency_key_id, provider, provider_payment_id, provider_key, payment_method, status, amount, currency)
+      SELECT ${accountId}::uuid, new_order.id, ${keyId}::uuid, ${provider}, ${charge.providerPaymentId}, ${providerKey}, ${cart.paymentMethod}, 'succeeded', ${cart.total}::int, ${cart.currency}
+        FROM new_order
+    )`;
   return {
-    status: 201,
-    headers: { "Content-Type": "application/json", Location: orderLocation(order.id) },
-    body: orderView(order),
+    response: { status: 201, headers: { "Content-Type": "application/json", Location: orderLocation(order.id) }, body: orderView(order) },
+    rows,
   };
 }
 
-export async function recordDecline(tx: Transaction, { accountId, keyId, providerKey, cart, charge, provider }: ChargeRecord): Promise<StoredResponse> {
-  if (charge.status !== "declined") throw new Error("recordDecline called for a successful charge");
-  await tx.query(
-    `INSERT INTO payments (account_id, idempotency_key_id, provider, provider_payment_id, provider_key, payment_method, status, amount, currency, decline_code)
-     VALUES ($1, $2, $3, $4, $5, $6, 'declined', $7, $8, $9)`,
-    [accountId, keyId, provider, charge.providerPaymentId, providerKey, cart.paymentMethod, cart.total, cart.currency, charge.declineCode],
-  );
+function declineWrite({ accountId, keyId, providerKey, cart, charge, provider }: ChargeRecord): ChargeWrite {
+  if (charge.status !== "declined") throw new Error("declineWrite called for a successful charge");
+  const rows: GatedRows = (gate) => sql`declined_payment AS (
+      INSERT INTO payments (account_id, idempotency_key_id, provider, provider_payment_id, provider_key, payment_method, status, amount, currency, decline_code)
+      SELECT ${accountId}::uuid, ${keyId}::uuid, ${provider}, ${charge.providerPaymentId}, ${providerKey}, ${cart.paymentMethod}, 'declined', ${cart.total}::int, ${cart.currency}, ${charge.declineCode}
+        FROM ${gate}
+    )`;
   return {
-    status: 402,
-    headers: { "Content-Type": PROBLEM_CONTENT_TYPE },
-    body: {
-      type: problemType("payment-declined"),
-      title: "Payment declined",
+    response: {
       status: 402,
-      detail: `${charge.message} Nothing was charged. Try another payment method; that is a new checkout with a new key.`,
-      declineCode: charge.declineCode,
-      paymentId: charge.providerPaymentId,
+      headers: { "Content-Type": PROBLEM_CONTENT_TYPE },
+      body: {
+        type: problemType("payment-declined"),
+        title: "Payment declined",
+        status: 402,
+        detail: `${charge.message} Nothing was charged. Try another payment method; that is a new checkout with a new key.`,
+        declineCode: charge.declineCode,
+        paymentId: charge.providerPaymentId,
+      },
     },
+    rows,
   };
 }
