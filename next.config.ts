@@ -4,6 +4,10 @@ import { SECURITY_HEADERS } from "./lib/http/security-headers";
 const nextConfig: NextConfig = {
   // The server's own responses identify OncePay, not the framework.
   poweredByHeader: false,
+  // Compression is the balancer's job (lib/cluster/haproxy.ts), not each
+  // instance's: Next's gzip, on responses mostly under 1 KiB, took about a
+  // tenth of an instance's CPU per replay (README, Performance).
+  compress: false,
   // The launcher binds to 127.0.0.1 by default; let the dev server's own
   // scripts load from that origin too.
   allowedDevOrigins: ["127.0.0.1"],

@@ -207,6 +207,16 @@ describe.runIf(inject("realPostgres"))("the cluster: three instances behind HAPr
     expect(total(text, "oncepay_checkout_outcomes_total")).toBeGreaterThan(0);
     expect(text).toContain("process_cpu_seconds_total");
   });
+
+  it("compresses pages at the balancer, while an instance sends them as they are", async () => {
+    const acceptsGzip = { headers: { "Accept-Encoding": "gzip" } };
+    const throughBalancer = await fetch(`${cluster.url}/`, acceptsGzip);
+    expect(throughBalancer.headers.get("content-encoding")).toBe("gzip");
+    expect(await throughBalancer.text()).toContain("</html>");
+    const fromInstance = await fetch(`${cluster.instances[0]!.url}/`, acceptsGzip);
+    expect(fromInstance.headers.get("content-encoding")).toBeNull();
+    expect(await fromInstance.text()).toContain("</html>");
+  });
 });
 
 async function keysAt(accountId: string, recoveryPoint: string): Promise<number> {
