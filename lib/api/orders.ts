@@ -38,8 +38,8 @@ export async function createOrder(request: Request): Promise<Response> {
  * checkout. A request the key's row answers (a replay, a 409, a 422) costs
  * one statement; one that claims a new key is then admitted by the
  * account's rate limit (a 429 releases the claim at once, so nothing stays
- * stored under the key and the same key works once the window has room). The demo settings
- * only shape a first-time checkout, so only it reads them.
+ * stored under the key and the same key works once the window has room).
+ * The demo settings only shape a first-time checkout, so only it reads them.
  */
 async function checkout(request: Request): Promise<{ outcome: Outcome; response: Response }> {
   const { db, idempotencyStore, paymentProvider, checkoutLimit } = getServices();

@@ -57,6 +57,9 @@ const EXISTING_KEY_COLUMNS = `id, fingerprint, state::text AS state,
   coalesce(lease_expires_at <= now(), false) AS lease_expired,
   response_status, response_headers, response_body`;
 
+/** The completion's CTE, and the gate the caller's rows select FROM. */
+const COMPLETED_KEY = rawSql("completed_key");
+
 // A key can vanish between our failed INSERT and our SELECT (released by a
 // failed attempt, or expired and deleted). Each pass through the loop makes
 // progress; three passes without an answer means heavy churn on one key, and
@@ -274,7 +277,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows> {
    * neither the key nor any of the rows is written.
    */
   async completeKey(claim: Claim, { response, rows }: KeyCompletion<GatedRows>): Promise<void> {
-    const completedKey = sql`completed_key AS (
+    const completedKey = sql`${COMPLETED_KEY} AS (
         UPDATE idempotency_keys
            SET state = 'complete', recovery_point = 'finished',
                response_status = ${response.status}::int, response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${JSON.stringify(response.body)}::jsonb,
@@ -282,9 +285,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows> {
          WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'
         RETURNING id
       )`;
-    const callersRows = rows ? sql`, ${rows(rawSql("completed_key"))}` : sql``;
-    const statement = sql`WITH ${completedKey}${callersRows} SELECT count(*)::int AS completed FROM completed_key`;
-    const { rows: result } = await this.pool.query<{ completed: number }>(statement.text, statement.values);
+    const callersRows = rows ? sql`, ${rows(COMPLETED_KEY)}` : sql``;
+    const statement = sql`WITH ${completedKey}${callersRows} SELECT count(*)::int AS completed FROM ${COMPLETED_KEY}`;
+    const result = await this.rows<{ completed: number }>(statement.text, statement.values);
     if (result[0]?.completed !== 1) throw new LeaseLostError(claim.keyId);
   }
 

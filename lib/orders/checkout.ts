@@ -69,7 +69,7 @@ type CheckoutContext = EndpointContext<PricedCart, GatedRows>;
 /** The order (or the decline) and the completed key, in one statement. */
 async function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart, charge: ChargeResult): Promise<StoredResponse> {
   const { accountId, idempotencyKey, claim } = context;
-  const { response, rows } = chargeWrite({
+  const write = chargeWrite({
     accountId,
     keyId: claim.keyId,
     idempotencyKey,
@@ -82,8 +82,8 @@ async function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart:
   // The last moment nothing of the order is written: the statement that
   // writes it commits it.
   injectFault(deps.fault, "before-commit");
-  await context.complete({ response, rows });
-  return response;
+  await context.complete(write);
+  return write.response;
 }
 
 /** Records that the payment begins, with the cart it charges, then charges it. */
