@@ -12,10 +12,9 @@ const nextConfig: NextConfig = {
   // scripts load from that origin too.
   allowedDevOrigins: ["127.0.0.1"],
   // Loaded at run time from node_modules rather than bundled: pg has optional
-  // native parts, rate-limiter-flexible optional requires of stores we do
-  // not use, and prom-client keeps its registry in module state that must be
-  // one per process.
-  serverExternalPackages: ["pg", "rate-limiter-flexible", "prom-client"],
+  // native parts, and prom-client keeps its registry in module state that
+  // must be one per process.
+  serverExternalPackages: ["pg", "prom-client"],
   // Pages add their per-request Content-Security-Policy in proxy.ts.
   async headers() {
     return [{ source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];

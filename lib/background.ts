@@ -1,13 +1,15 @@
 import { serverEnv } from "@/lib/env";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
+import { deleteEndedWindows } from "@/lib/limits/rate-limit";
 import { errorFields, log } from "@/lib/log";
 import { observeReaperRun, observeRecoveryRun } from "@/lib/observability/metrics";
 import { getServices } from "@/lib/services";
 
 /**
- * The in-process background work: the recovery worker and the reaper, each on
- * its own interval. Both are safe to run in several app instances at once (see
+ * The in-process background work: the recovery worker and the reaper (of
+ * expired keys, and of rate-limit windows that have ended), each on its own
+ * interval. Both are safe to run in several app instances at once (see
  * their modules), so nothing here elects a leader.
  */
 export function startBackgroundWork(): void {
@@ -25,6 +27,7 @@ export function startBackgroundWork(): void {
     () => reapExpiredKeys(services.db, { batchSize: env.REAPER_BATCH_SIZE, maxBatches: env.REAPER_MAX_BATCHES }),
     observeReaperRun,
   );
+  every(env.REAPER_INTERVAL_SECONDS, "rate_limit_reaper", () => deleteEndedWindows(services.pool), () => undefined);
 }
 
 /** Runs `run` every `seconds` (0: never), and reports each run's result, or "failed", to `observe`. */

@@ -1,6 +1,7 @@
 import { authenticate } from "@/lib/auth/accounts";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
+import { gatedTogether } from "@/lib/db/sql";
+import { demoSettingsQuery, NO_DEMO_FAULTS, takeLostResponse } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
 import { jsonResponse } from "@/lib/http/json";
@@ -11,7 +12,6 @@ import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
 import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { ordersPage } from "@/lib/ledger/orders";
-import type { RateLimit } from "@/lib/limits/rate-limit";
 import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
 import { observeCheckout } from "@/lib/observability/metrics";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
@@ -36,10 +36,11 @@ export async function createOrder(request: Request): Promise<Response> {
 /**
  * Identity first (401 before the key is looked at), then the idempotent
  * checkout. A request the key's row answers (a replay, a 409, a 422) costs
- * one statement; one that claims a new key is then admitted by the
- * account's rate limit (a 429 releases the claim at once, so nothing stays
- * stored under the key and the same key works once the window has room).
- * The demo settings only shape a first-time checkout, so only it reads them.
+ * one statement; one that claims a new key is admitted by the account's
+ * rate limit, counted in the claim's own statement (a 429 releases the
+ * claim at once, so nothing stays stored under the key and the same key
+ * works once the window has room). The demo settings only shape a
+ * first-time checkout, so they are read in that statement too.
  */
 async function checkout(request: Request): Promise<{ outcome: Outcome; response: Response }> {
   const { db, idempotencyStore, paymentProvider, checkoutLimit } = getServices();
@@ -47,38 +48,35 @@ async function checkout(request: Request): Promise<{ outcome: Outcome; response:
   if (!auth.ok) return answer({ kind: auth.reason, detail: auth.detail });
   const { accountId } = auth.caller;
 
-  let demo: Promise<DemoSettings> | undefined;
-  const demoSettings = () => (demo ??= demoSettingsFor(db, accountId));
+  let demo = NO_DEMO_FAULTS;
+  const admissionQuestion = gatedTogether({ limit: checkoutLimit.count(accountId), demo: demoSettingsQuery(accountId) });
   const fault = requestedFault(request);
   const endpoint = {
-    ...checkoutEndpoint({
-      store: idempotencyStore,
-      provider: paymentProvider,
-      fault,
-      holdBeforeChargeMs: async () => (await demoSettings()).networkDelayMs,
-    }),
-    // Only a request that claims a new key is admitted, so that is when a
-    // first-time checkout's demo settings load: beside the rate limit's
-    // round trip rather than after it.
-    admit: async () => (await Promise.all([admitCheckout(checkoutLimit, accountId), demoSettings()]))[0],
+    ...checkoutEndpoint({ store: idempotencyStore, provider: paymentProvider, fault, holdBeforeChargeMs: () => demo.networkDelayMs }),
+    admission: {
+      question: admissionQuestion,
+      decide(found: unknown) {
+        const { limit, demo: settings } = admissionQuestion.read(found);
+        demo = settings;
+        return limit.allowed ? undefined : rateLimited(limit.retryAfterSeconds);
+      },
+    },
   };
   const outcome = await runIdempotent(endpoint, request, accountId);
   if (outcome.kind === "completed") injectFault(fault, "after-commit");
   // The lost-response demo: the order is committed, the answer never arrives,
   // and only a retry with the same key (a replay) tells the client the result.
-  if (outcome.kind === "completed" && (await demoSettings()).loseResponse && (await takeLostResponse(db, accountId))) {
+  if (outcome.kind === "completed" && demo.loseResponse && (await takeLostResponse(db, accountId))) {
     return { outcome, response: lostResponse() };
   }
   return answer(outcome);
 }
 
-async function admitCheckout(limit: RateLimit, accountId: string): Promise<Outcome | undefined> {
-  const decision = await limit.consume(accountId);
-  if (decision.allowed) return undefined;
+function rateLimited(retryAfterSeconds: number): Outcome {
   return {
     kind: "rate-limited",
-    retryAfterSeconds: decision.retryAfterSeconds,
-    detail: `This account sent more checkouts than its rate limit allows. Nothing was stored under the ${IDEMPOTENCY_KEY_HEADER}: retry with the same one after ${decision.retryAfterSeconds} s.`,
+    retryAfterSeconds,
+    detail: `This account sent more checkouts than its rate limit allows. Nothing was stored under the ${IDEMPOTENCY_KEY_HEADER}: retry with the same one after ${retryAfterSeconds} s.`,
   };
 }
 

@@ -78,10 +78,11 @@ describe.runIf(inject("realPostgres"))("behind PgBouncer in transaction mode", (
 
     const statements = recorder.statements();
     // The recorder saw every way the app talks to PostgreSQL: the hot path's
-    // plain SQL (the lookup and claim, the order with its completed key, the
-    // rate limit), Prisma's queries, and the workers'.
+    // plain SQL (the lookup and claim with the rate limit's count, the order
+    // with its completed key), Prisma's queries, and the workers' (the
+    // reaper's, and the ended rate-limit windows' sweep).
     const seen = (pattern: RegExp) => statements.some((statement) => pattern.test(statement.sql));
-    for (const pattern of [/INSERT INTO idempotency_keys/, /WITH completed_key AS/, /"rate_limits"/, /"public"\."accounts"/, /DELETE FROM idempotency_keys/]) {
+    for (const pattern of [/INSERT INTO idempotency_keys/, /WITH completed_key AS/, /INSERT INTO rate_limits/, /"public"\."accounts"/, /DELETE FROM idempotency_keys/, /DELETE FROM rate_limits/]) {
       expect(seen(pattern), `a statement matching ${pattern}`).toBe(true);
     }
     const named = statements.filter((statement) => statement.kind === "parse" && statement.name !== "");

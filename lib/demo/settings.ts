@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rawSql, sql, type GatedQuery } from "@/lib/db/sql";
 import { serverEnv } from "@/lib/env";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
@@ -49,6 +50,24 @@ export async function demoSettingsFor(db: PrismaClient, accountId: string): Prom
   const row = await db.demoSettings.findUnique({ where: { accountId }, select: { networkDelayMs: true, loseResponse: true } });
   return row ?? NO_DEMO_FAULTS;
 }
+
+/**
+ * The same read as SQL that rides on another statement (the checkout asks it
+ * in the statement that claims its key); when demo faults are off it reads
+ * nothing.
+ */
+export function demoSettingsQuery(accountId: string): GatedQuery<DemoSettings> {
+  if (!demoFaultsEnabled()) return { answer: sql`NULL`, read: () => NO_DEMO_FAULTS };
+  return {
+    ctes: (gate) => sql`${DEMO_ROW} AS (
+        SELECT network_delay_ms, lose_response FROM demo_settings, ${gate} WHERE account_id = ${accountId}::uuid
+      )`,
+    answer: sql`(SELECT jsonb_build_object('networkDelayMs', network_delay_ms, 'loseResponse', lose_response) FROM ${DEMO_ROW})`,
+    read: (answer) => (answer === null ? NO_DEMO_FAULTS : demoSettingsSchema.parse(answer)),
+  };
+}
+
+const DEMO_ROW = rawSql("demo_settings_row");
 
 export async function saveDemoSettings(db: PrismaClient, accountId: string, settings: DemoSettings): Promise<DemoSettings> {
   return db.demoSettings.upsert({

@@ -9,7 +9,7 @@ import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
 import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
-import { LeaseLostError, type Claim, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint, type KeyCompletion } from "@/lib/idempotency/store";
+import { LeaseLostError, type Claim, type ClaimRequest, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint, type KeyCompletion } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
 /**
@@ -17,8 +17,9 @@ import type { StoredResponse } from "@/lib/idempotency/stored-response";
  *
  *   1. validate the key and the body (nothing is written on failure),
  *   2. answer from the key's row if it has one; otherwise claim it
- *      atomically, in the same statement, then admit the request (e.g. its
- *      rate limit; a refusal releases the claim),
+ *      atomically, in the same statement, and admit the request from what
+ *      that statement also asked (e.g. its rate limit; a refusal releases
+ *      the claim),
  *   3. let the endpoint run its side effect while the lease is held,
  *   4. write the endpoint's result and the completed key in one statement,
  *   5. on failure before the side effect (or when it definitely did not
@@ -55,16 +56,22 @@ export interface EndpointContext<Body, Rows> {
   complete(completion: KeyCompletion<Rows>): Promise<void>;
 }
 
-export interface IdempotentEndpoint<Body, Rows> {
-  store: IdempotencyStore<Rows>;
+/**
+ * What decides whether a request that claims a new key may go on (the
+ * account's rate limit, say). It is never asked for an answer the key's row
+ * already gives (a replay, a 409, a 422).
+ */
+export interface Admission<Question> {
+  /** Asked of the store with the claim, in the claim's own statement when the key has no row yet. */
+  question: Question;
+  /** From the question's answer: undefined admits; an Outcome refuses, and the claim is released at once, so nothing stays stored under its key. */
+  decide(answer: unknown): Outcome | undefined;
+}
+
+export interface IdempotentEndpoint<Body, Rows, Question = never> {
+  store: IdempotencyStore<Rows, Question>;
   parseBody(json: unknown): BodyParseResult<Body>;
-  /**
-   * Asked once for a request that claims a new key, never for an answer the
-   * key's row already gives (a replay, a 409, a 422): an Outcome refuses the
-   * request (the account's rate limit), and the claim is released at once,
-   * so nothing stays stored under its key.
-   */
-  admit?(): Promise<Outcome | undefined>;
+  admission?: Admission<Question>;
   perform(context: EndpointContext<Body, Rows>): Promise<StoredResponse>;
 }
 
@@ -85,8 +92,8 @@ export const RETRY_AFTER_SECONDS = {
   databaseUnavailable: DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS,
 } as const;
 
-export async function runIdempotent<Body, Rows>(
-  endpoint: IdempotentEndpoint<Body, Rows>,
+export async function runIdempotent<Body, Rows, Question>(
+  endpoint: IdempotentEndpoint<Body, Rows, Question>,
   request: Request,
   accountId: string,
 ): Promise<Outcome> {
@@ -104,13 +111,13 @@ export async function runIdempotent<Body, Rows>(
   const path = new URL(request.url).pathname;
   const claimRequest = { accountId, key: keyResult.key, method, path, fingerprint: fingerprintRequest(method, path, read.json), body: read.json };
   // One round trip: a replay, a 409 or a 422 is answered from the key's row,
-  // writing nothing, and a key without one is claimed. Only a request that
-  // claims is admitted (and counted).
-  const first = await endpoint.store.lookUpOrClaim(claimRequest);
+  // writing nothing, and a key without one is claimed, its admission asked
+  // in the same statement. Only a request that claims is admitted (and
+  // counted).
+  const first = await endpoint.store.lookUpOrClaim(claimRequest, endpoint.admission?.question);
   if (first.kind !== "claimed" && first.kind !== "claimable") return existingKeyOutcome(first);
 
-  const claiming = first.kind === "claimed" ? Promise.resolve(first) : endpoint.store.claimKey(claimRequest);
-  const claimResult = await admitClaim(endpoint, claiming);
+  const claimResult = first.kind === "claimed" ? await decideAdmission(endpoint, first.claim, first.answer) : await claimThenAdmit(endpoint, claimRequest);
   if (claimResult.kind === "refused") return claimResult.outcome;
   if (claimResult.kind !== "claimed") return existingKeyOutcome(claimResult);
   addToContext({ keyId: claimResult.claim.keyId });
@@ -118,23 +125,38 @@ export async function runIdempotent<Body, Rows>(
   return performWithClaim(endpoint, claimResult.claim, { accountId, idempotencyKey: keyResult.key, body: parsed.body });
 }
 
+type AdmittedClaim = ClaimResult | { kind: "refused"; outcome: Outcome };
+
 /**
- * Admits a request whose key is claimed (or being claimed: the admission
- * runs meanwhile). Nothing has happened under a claim this young, so a
- * refusal (or a failure to ask) simply releases it.
+ * Admits a request whose key is claimed, from its admission's answer.
+ * Nothing has happened under a claim this young, so a refusal (or a failure
+ * to decide) simply releases it.
  */
-async function admitClaim<Body, Rows>(
-  endpoint: IdempotentEndpoint<Body, Rows>,
-  claiming: Promise<ClaimResult>,
-): Promise<ClaimResult | { kind: "refused"; outcome: Outcome }> {
-  const [claim, admission] = await Promise.allSettled([claiming, endpoint.admit?.()]);
+async function decideAdmission<Body, Rows, Question>(endpoint: IdempotentEndpoint<Body, Rows, Question>, claim: Claim, answer: unknown): Promise<AdmittedClaim> {
+  let refusal: Outcome | undefined;
+  try {
+    refusal = endpoint.admission?.decide(answer);
+  } catch (error) {
+    await releaseQuietly(endpoint.store, claim);
+    throw error;
+  }
+  if (!refusal) return { kind: "claimed", claim };
+  await releaseQuietly(endpoint.store, claim);
+  return { kind: "refused", outcome: refusal };
+}
+
+/** The claim when the first look could not make it (claimKey), its admission asked meanwhile. */
+async function claimThenAdmit<Body, Rows, Question>(endpoint: IdempotentEndpoint<Body, Rows, Question>, request: ClaimRequest): Promise<AdmittedClaim> {
+  const admission = endpoint.admission;
+  const [claim, answer] = await Promise.allSettled([endpoint.store.claimKey(request), admission && endpoint.store.ask(admission.question)]);
   if (claim.status === "rejected") throw claim.reason;
   // Not claimed: the key's row answers, whatever the admission said.
   if (claim.value.kind !== "claimed") return claim.value;
-  if (admission.status === "fulfilled" && !admission.value) return claim.value;
-  await releaseQuietly(endpoint.store, claim.value.claim);
-  if (admission.status === "rejected") throw admission.reason;
-  return { kind: "refused", outcome: admission.value! };
+  if (answer.status === "rejected") {
+    await releaseQuietly(endpoint.store, claim.value.claim);
+    throw answer.reason;
+  }
+  return decideAdmission(endpoint, claim.value.claim, answer.value);
 }
 
 /** The answer when the key already had a row this attempt could not take. */
@@ -156,8 +178,8 @@ function existingKeyOutcome(result: Exclude<ClaimResult, { kind: "claimed" }>): 
  * the key over; the endpoint's side effect must be safe to repeat (the
  * payment provider call carries an idempotency key of its own).
  */
-export async function resumeAbandoned<Body, Rows>(
-  endpoint: IdempotentEndpoint<Body, Rows>,
+export async function resumeAbandoned<Body, Rows, Question>(
+  endpoint: IdempotentEndpoint<Body, Rows, Question>,
   claim: Claim,
   stored: { accountId: string; idempotencyKey: string; requestBody: unknown },
 ): Promise<Outcome> {
@@ -177,8 +199,8 @@ export async function resumeAbandoned<Body, Rows>(
   return performWithClaim(endpoint, claim, { accountId: stored.accountId, idempotencyKey: stored.idempotencyKey, body: parsed.body });
 }
 
-async function performWithClaim<Body, Rows>(
-  endpoint: IdempotentEndpoint<Body, Rows>,
+async function performWithClaim<Body, Rows, Question>(
+  endpoint: IdempotentEndpoint<Body, Rows, Question>,
   claim: Claim,
   request: { accountId: string; idempotencyKey: string; body: Body },
 ): Promise<Outcome> {
@@ -231,7 +253,7 @@ function sideEffectMayHaveHappened(recoveryPoint: InFlightRecoveryPoint): boolea
 }
 
 // If ending the lease fails, the lease simply runs its course.
-async function endLeaseQuietly<Rows>(store: IdempotencyStore<Rows>, claim: Claim): Promise<void> {
+async function endLeaseQuietly<Rows, Question>(store: IdempotencyStore<Rows, Question>, claim: Claim): Promise<void> {
   try {
     await store.endLease(claim);
   } catch (error) {
@@ -241,7 +263,7 @@ async function endLeaseQuietly<Rows>(store: IdempotencyStore<Rows>, claim: Claim
 
 // If the release itself fails (say the database just went away) the key is
 // still safe: its lease expires and the next retry takes it over.
-async function releaseQuietly<Rows>(store: IdempotencyStore<Rows>, claim: Claim): Promise<void> {
+async function releaseQuietly<Rows, Question>(store: IdempotencyStore<Rows, Question>, claim: Claim): Promise<void> {
   try {
     await store.releaseKey(claim);
   } catch (error) {

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { LeaseLostError, type Claim, type ClaimRequest } from "@/lib/idempotency/store";
+import { postgresRateLimit } from "@/lib/limits/rate-limit";
 import { parseCheckoutRequest } from "@/lib/orders/cart";
 import { chargeWrite } from "@/lib/orders/record";
 import { createAccount } from "@/lib/testing/api-client";
@@ -139,5 +140,41 @@ describe("the completion", () => {
 
     expect(await ordersOf(shopper.id)).toEqual({ orders: 0, payments: 0 });
     expect(await keyRow(shopper.id, request.key)).toMatchObject({ state: "in_flight", response_status: null });
+  });
+});
+
+describe("the question asked alongside the first look (the checkout's admission)", () => {
+  // A rate limit's count: what it wrote shows whether the question was asked.
+  const limit = postgresRateLimit(testDb(), { name: "test_alongside", points: 10, windowSeconds: 60 });
+  const counted = async (accountId: string) =>
+    (await testDb().query<{ points: number }>(`SELECT points FROM rate_limits WHERE key = $1`, [`test_alongside:${accountId}`])).rows[0]?.points ?? 0;
+  const requestFor = (accountId: string, key = randomUUID()): ClaimRequest => ({ accountId, key, method: "POST", path: "/api/orders", fingerprint: "f".repeat(64), body: { cartId: "c" } });
+
+  it("is asked in the statement that claims the key, and answers with the claim", async () => {
+    const shopper = await createAccount();
+    const question = limit.count(shopper.id);
+
+    const first = await store().lookUpOrClaim(requestFor(shopper.id), question);
+
+    expect(first).toMatchObject({ kind: "claimed" });
+    expect(question.read((first as { answer: unknown }).answer)).toEqual({ allowed: true });
+    expect(await counted(shopper.id)).toBe(1);
+  });
+
+  it("is not asked when the key's row answers (a replay, a 409): nothing is counted", async () => {
+    const shopper = await createAccount();
+    const { request, claim } = await claimFresh(shopper.id);
+    expect(await store().lookUpOrClaim(request, limit.count(shopper.id))).toEqual({ kind: "in-flight" });
+    await store().completeKey(claim, { response: { status: 201, headers: {}, body: { id: "o" } } });
+    expect(await store().lookUpOrClaim(request, limit.count(shopper.id))).toMatchObject({ kind: "replay" });
+
+    expect(await counted(shopper.id)).toBe(0);
+  });
+
+  it("can be asked by itself, for a key claimKey claims", async () => {
+    const shopper = await createAccount();
+    const question = limit.count(shopper.id);
+    expect(question.read(await store().ask(question))).toEqual({ allowed: true });
+    expect(await counted(shopper.id)).toBe(1);
   });
 });

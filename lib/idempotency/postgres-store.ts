@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { assertNever } from "@/lib/assert-never";
 import type pg from "pg";
-import { rawSql, sql, type GatedRows } from "@/lib/db/sql";
+import { askGated, rawSql, sql, withClause, type GatedQuery, type GatedRows, type Queryable, type Sql } from "@/lib/db/sql";
 import {
   LeaseLostError,
   type AbandonedKey,
@@ -46,10 +46,7 @@ export const DISPOSABLE_WHEN_EXPIRED = `(expires_at <= now()
  */
 const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
 
-// A claim's row, with $1 the account and $2 the key (as in the lookup), then
-// the request, its lease owner, and the lease and TTL in seconds.
-const CLAIM_COLUMNS = `(account_id, idem_key, request_method, request_path, fingerprint, request_body, lease_owner, lease_expires_at, expires_at)`;
-const CLAIM_VALUES = `$1::uuid, $2, $3, $4, $5, $6::jsonb, $7::uuid, now() + make_interval(secs => $8), now() + make_interval(secs => $9)`;
+const CLAIM_COLUMNS = rawSql(`(account_id, idem_key, request_method, request_path, fingerprint, request_body, lease_owner, lease_expires_at, expires_at)`);
 
 /** What an existing key's row answers with (ExistingKeyRow). */
 const EXISTING_KEY_COLUMNS = `id, fingerprint, state::text AS state,
@@ -59,6 +56,8 @@ const EXISTING_KEY_COLUMNS = `id, fingerprint, state::text AS state,
 
 /** The completion's CTE, and the gate the caller's rows select FROM. */
 const COMPLETED_KEY = rawSql("completed_key");
+/** The first look's claim, and the gate the question asked alongside it selects FROM. */
+const CLAIMED = rawSql("claimed");
 
 // A key can vanish between our failed INSERT and our SELECT (released by a
 // failed attempt, or expired and deleted). Each pass through the loop makes
@@ -79,50 +78,62 @@ interface ExistingKeyRow {
 }
 
 /**
- * The idempotency store on PostgreSQL, in plain SQL on a `pg` pool: it is
+ * The idempotency store on PostgreSQL, in plain SQL on a `pg` pool (its
+ * statements prepared where the connection allows it): it is
  * the hot path, where Prisma cost about 2.5× the time of the same statements
  * (bench/orm-share.mts). All time comparisons use the database's clock, so
  * several app instances with skewed clocks agree on when a lease or a key
  * has expired.
  */
-export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows> {
+export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, GatedQuery<unknown>> {
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly db: Queryable,
     private readonly timings: KeyTimings,
   ) {}
 
   private async rows<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
-    return (await this.pool.query<Row>(text, values)).rows;
+    return (await this.db.query<Row>(text, values)).rows;
+  }
+
+  private async rowsOf<Row extends pg.QueryResultRow>(statement: Sql): Promise<Row[]> {
+    return this.rows<Row>(statement.text, statement.values);
   }
 
   private async changed(text: string, values: unknown[]): Promise<number> {
-    return (await this.pool.query(text, values)).rowCount ?? 0;
+    return (await this.db.query(text, values)).rowCount ?? 0;
   }
 
-  async lookUpOrClaim(request: ClaimRequest): Promise<LookUpResult> {
+  async lookUpOrClaim(request: ClaimRequest, alongside?: GatedQuery<unknown>): Promise<LookUpResult> {
     const leaseOwner = randomUUID();
     // The INSERT runs only when the read found no row; if a concurrent claim
     // committed after this statement's snapshot, neither finds anything, and
-    // claimKey's separate read sees it.
-    const rows = await this.rows<{ claimed_id: string | null; existing: ExistingKeyRow | null }>(
-      `WITH existing AS (
-         SELECT ${EXISTING_KEY_COLUMNS} FROM idempotency_keys WHERE account_id = $1::uuid AND idem_key = $2
-       ), claimed AS (
-         INSERT INTO idempotency_keys ${CLAIM_COLUMNS}
-         SELECT ${CLAIM_VALUES}
-          WHERE NOT EXISTS (SELECT FROM existing) AND ${ASYNC_COMMIT}
-         ON CONFLICT (account_id, idem_key) DO NOTHING
-         RETURNING id
-       )
-       SELECT (SELECT id FROM claimed) AS claimed_id, (SELECT to_jsonb(existing) FROM existing) AS existing`,
-      this.claimValues(request, leaseOwner),
+    // claimKey's separate read sees it. The question asked alongside selects
+    // FROM the claim, so only a request that claims asks it.
+    const existing = sql`existing AS (
+        SELECT ${rawSql(EXISTING_KEY_COLUMNS)} FROM idempotency_keys WHERE account_id = ${request.accountId}::uuid AND idem_key = ${request.key}
+      )`;
+    const claimed = sql`${CLAIMED} AS (
+        INSERT INTO idempotency_keys ${CLAIM_COLUMNS}
+        SELECT ${this.claimValues(request, leaseOwner)}
+         WHERE NOT EXISTS (SELECT FROM existing) AND ${rawSql(ASYNC_COMMIT)}
+        ON CONFLICT (account_id, idem_key) DO NOTHING
+        RETURNING id
+      )`;
+    const rows = await this.rowsOf<{ claimed_id: string | null; existing: ExistingKeyRow | null; answer: unknown }>(
+      sql`${withClause([existing, claimed, alongside?.ctes?.(CLAIMED)])}
+       SELECT (SELECT id FROM ${CLAIMED}) AS claimed_id, (SELECT to_jsonb(existing) FROM existing) AS existing,
+              ${alongside?.answer ?? sql`NULL`} AS answer`,
     );
-    const { claimed_id: claimedId, existing } = rows[0]!;
-    if (claimedId) return { kind: "claimed", claim: { keyId: claimedId, leaseOwner, recoveryPoint: "claimed", tookOver: false } };
-    if (!existing || existing.disposable) return { kind: "claimable" };
-    if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
-    if (existing.state === "complete") return { kind: "replay", stored: storedResponseOf(existing) };
-    return existing.lease_expired ? { kind: "claimable" } : { kind: "in-flight" };
+    const { claimed_id: claimedId, existing: row, answer } = rows[0]!;
+    if (claimedId) return { kind: "claimed", claim: { keyId: claimedId, leaseOwner, recoveryPoint: "claimed", tookOver: false }, answer };
+    if (!row || row.disposable) return { kind: "claimable" };
+    if (row.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
+    if (row.state === "complete") return { kind: "replay", stored: storedResponseOf(row) };
+    return row.lease_expired ? { kind: "claimable" } : { kind: "in-flight" };
+  }
+
+  async ask(question: GatedQuery<unknown>): Promise<unknown> {
+    return askGated(this.db, { ...question, read: (answer) => answer });
   }
 
   async claimKey(request: ClaimRequest): Promise<ClaimResult> {
@@ -153,19 +164,19 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows> {
    * a row back, every other gets none and goes on to read the winner's row.
    */
   private async insertClaim(request: ClaimRequest, leaseOwner: string): Promise<string | undefined> {
-    const rows = await this.rows<{ id: string }>(
-      `INSERT INTO idempotency_keys ${CLAIM_COLUMNS}
-       SELECT ${CLAIM_VALUES} WHERE ${ASYNC_COMMIT}
+    const rows = await this.rowsOf<{ id: string }>(
+      sql`INSERT INTO idempotency_keys ${CLAIM_COLUMNS}
+       SELECT ${this.claimValues(request, leaseOwner)} WHERE ${rawSql(ASYNC_COMMIT)}
        ON CONFLICT (account_id, idem_key) DO NOTHING
        RETURNING id`,
-      this.claimValues(request, leaseOwner),
     );
     return rows[0]?.id;
   }
 
-  /** The parameters of CLAIM_VALUES. */
-  private claimValues(request: ClaimRequest, leaseOwner: string): unknown[] {
-    return [request.accountId, request.key, request.method, request.path, request.fingerprint, JSON.stringify(request.body), leaseOwner, this.timings.leaseSeconds, this.timings.ttlSeconds];
+  /** A claim's row, in CLAIM_COLUMNS' order: the request, its lease owner, and when the lease and the key expire. */
+  private claimValues(request: ClaimRequest, leaseOwner: string): Sql {
+    return sql`${request.accountId}::uuid, ${request.key}, ${request.method}, ${request.path}, ${request.fingerprint}, ${JSON.stringify(request.body)}::jsonb,
+      ${leaseOwner}::uuid, now() + make_interval(secs => ${this.timings.leaseSeconds}), now() + make_interval(secs => ${this.timings.ttlSeconds})`;
   }
 
   // A separate statement, not a CTE folded into the INSERT: a CTE reads with
@@ -287,7 +298,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows> {
       )`;
     const callersRows = rows ? sql`, ${rows(COMPLETED_KEY)}` : sql``;
     const statement = sql`WITH ${completedKey}${callersRows} SELECT count(*)::int AS completed FROM ${COMPLETED_KEY}`;
-    const result = await this.rows<{ completed: number }>(statement.text, statement.values);
+    const result = await this.rowsOf<{ completed: number }>(statement);
     if (result[0]?.completed !== 1) throw new LeaseLostError(claim.keyId);
   }
 

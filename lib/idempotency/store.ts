@@ -59,8 +59,15 @@ export interface AbandonedKey {
   requestBody: unknown;
 }
 
-/** The first look at a key: the claim, the answer its row gives, or that claimKey may still take it. */
-export type LookUpResult = ClaimResult | { kind: "claimable" };
+/**
+ * The first look at a key: the claim (with the answer to the question asked
+ * alongside it), the answer the key's row gives, or that claimKey may still
+ * take it.
+ */
+export type LookUpResult =
+  | { kind: "claimed"; claim: Claim; answer: unknown }
+  | Exclude<ClaimResult, { kind: "claimed" }>
+  | { kind: "claimable" };
 
 /** What completes a key: the response to store (and send), and the caller's rows that commit with it or not at all. */
 export interface KeyCompletion<Rows> {
@@ -68,16 +75,24 @@ export interface KeyCompletion<Rows> {
   rows?: Rows;
 }
 
-export interface IdempotencyStore<Rows> {
+/**
+ * `Question`: what an endpoint may ask of the database for a request that
+ * claims a new key (its admission: a rate limit's count, say), asked in the
+ * claim's own statement so that it costs no round trip of its own.
+ */
+export interface IdempotencyStore<Rows, Question = never> {
   /**
    * One round trip: reads the key's row, and claims the key when it has
-   * none. A replay, a 409 or a 422 is answered from the row, writing
-   * nothing; a first-time request comes back claimed. "claimable": a row
-   * that claimKey may delete (expired) or take over (its lease ran out), or
-   * a concurrent claim this look could not see yet; claimKey sorts it out.
+   * none, asking `alongside` only then. A replay, a 409 or a 422 is answered
+   * from the row, writing nothing; a first-time request comes back claimed,
+   * with the question's answer. "claimable": a row that claimKey may delete
+   * (expired) or take over (its lease ran out), or a concurrent claim this
+   * look could not see yet; claimKey sorts it out.
    */
-  lookUpOrClaim(request: ClaimRequest): Promise<LookUpResult>;
+  lookUpOrClaim(request: ClaimRequest, alongside?: Question): Promise<LookUpResult>;
   claimKey(request: ClaimRequest): Promise<ClaimResult>;
+  /** Asks the question by itself, for a key claimKey claims. */
+  ask(question: Question): Promise<unknown>;
   /** In-flight keys whose lease ran out, oldest first: the recovery worker's work list. */
   findAbandonedKeys(limit: number): Promise<AbandonedKey[]>;
   /** Takes over an in-flight key whose lease expired; undefined if someone else won or it finished. */

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { assertNever } from "@/lib/assert-never";
-import type { GatedRows } from "@/lib/db/sql";
+import type { GatedQuery, GatedRows } from "@/lib/db/sql";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { addToContext } from "@/lib/observability/request-context";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
@@ -26,15 +26,15 @@ import { chargeResultSchema, PaymentProviderError, type ChargeResult, type Payme
  * even if prices changed in between.
  */
 interface CheckoutDeps {
-  store: IdempotencyStore<GatedRows>;
+  store: IdempotencyStore<GatedRows, GatedQuery<unknown>>;
   provider: PaymentProvider;
   /** A failure this request asked for (tests and demos only). */
   fault?: FaultName;
   /** The slow-network demo: how long to hold the claimed key before charging (asked only on a first-time checkout). */
-  holdBeforeChargeMs?: () => Promise<number>;
+  holdBeforeChargeMs?: () => number;
 }
 
-export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedCart, GatedRows> {
+export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedCart, GatedRows, GatedQuery<unknown>> {
   return {
     store: deps.store,
     parseBody: parseCheckoutRequest,
@@ -89,7 +89,7 @@ async function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart:
 /** Records that the payment begins, with the cart it charges, then charges it. */
 async function chargeFirstTime(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart): Promise<ChargeResult> {
   injectFault(deps.fault, "after-claim");
-  const holdMs = (await deps.holdBeforeChargeMs?.()) ?? 0;
+  const holdMs = deps.holdBeforeChargeMs?.() ?? 0;
   if (holdMs > 0) await delay(holdMs);
   await context.beginSideEffect(cart);
   return chargeCart(deps, context, cart);

@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
+import pg from "pg";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { askGated, sql, withClause } from "@/lib/db/sql";
+import { deleteEndedWindows, postgresRateLimit, type LimitDecision } from "@/lib/limits/rate-limit";
+import { closeTestDb, testDb } from "@/lib/testing/database";
+
+/**
+ * The rate limit's SQL on the database under test: the window's count, the
+ * refusal and its wait, a new window once the last one ended, no lost count
+ * when requests overlap, and the count riding on another statement.
+ */
+afterAll(closeTestDb);
+
+const windowPoints = async (key: string) =>
+  (await testDb().query<{ points: number }>(`SELECT points FROM rate_limits WHERE key = $1`, [key])).rows[0]?.points ?? 0;
+
+describe("a rate limit", () => {
+  it("allows its points in a window, then refuses with the seconds left until the window ends", async () => {
+    const limit = postgresRateLimit(testDb(), { name: "test_window", points: 3, windowSeconds: 60 });
+    const caller = randomUUID();
+    const decisions: LimitDecision[] = [];
+    for (let request = 0; request < 4; request += 1) decisions.push(await limit.consume(caller));
+
+    expect(decisions.slice(0, 3)).toEqual([{ allowed: true }, { allowed: true }, { allowed: true }]);
+    expect(decisions[3]).toMatchObject({ allowed: false });
+    const { retryAfterSeconds } = decisions[3] as { retryAfterSeconds: number };
+    expect(retryAfterSeconds).toBeGreaterThanOrEqual(59);
+    expect(retryAfterSeconds).toBeLessThanOrEqual(60);
+  });
+
+  it("starts a new window once the last one has ended", async () => {
+    const limit = postgresRateLimit(testDb(), { name: "test_window", points: 1, windowSeconds: 1 });
+    const caller = randomUUID();
+    expect(await limit.consume(caller)).toEqual({ allowed: true });
+    expect(await limit.consume(caller)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    await delay(1100);
+    expect(await limit.consume(caller)).toEqual({ allowed: true });
+    expect(await windowPoints(`test_window:${caller}`)).toBe(1);
+  });
+
+  it("loses no count when a caller's requests overlap: exactly its points are allowed", async () => {
+    // A pool of its own, so that all twenty are in flight at once.
+    const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 20 });
+    const limit = postgresRateLimit(pool, { name: "test_window", points: 5, windowSeconds: 60 });
+    const caller = randomUUID();
+    const decisions = await Promise.all(Array.from({ length: 20 }, () => limit.consume(caller))).finally(() => pool.end());
+
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
+    expect(await windowPoints(`test_window:${caller}`)).toBe(20);
+  });
+
+  it("counts each caller in a window of its own", async () => {
+    const limit = postgresRateLimit(testDb(), { name: "test_window", points: 1, windowSeconds: 60 });
+    const [one, other] = [randomUUID(), randomUUID()];
+    expect(await limit.consume(one)).toEqual({ allowed: true });
+    expect(await limit.consume(other)).toEqual({ allowed: true });
+    expect(await limit.consume(one)).toMatchObject({ allowed: false });
+  });
+
+  it("counts nothing and writes nothing when switched off (0 points)", async () => {
+    const limit = postgresRateLimit(testDb(), { name: "test_window", points: 0, windowSeconds: 60 });
+    const caller = randomUUID();
+    for (let request = 0; request < 3; request += 1) expect(await limit.consume(caller)).toEqual({ allowed: true });
+    expect(await windowPoints(`test_window:${caller}`)).toBe(0);
+  });
+
+  it("refuses a name that could not be part of an SQL name", () => {
+    expect(() => postgresRateLimit(testDb(), { name: "x; DROP TABLE rate_limits", points: 1, windowSeconds: 60 })).toThrow(/SQL name/);
+  });
+});
+
+describe("a rate limit's count riding on another statement", () => {
+  const limit = postgresRateLimit(testDb(), { name: "test_ride", points: 1, windowSeconds: 60 });
+
+  it("counts when the statement's gate has its row, and answers as consume does", async () => {
+    const caller = randomUUID();
+    const gateWithRow = sql`(SELECT) AS gate_row`;
+    const count = limit.count(caller);
+    const statement = sql`${withClause([count.ctes?.(gateWithRow)])}SELECT ${count.answer} AS answer`;
+    const run = async () => count.read((await testDb().query<{ answer: unknown }>(statement.text, statement.values)).rows[0]!.answer);
+
+    expect(await run()).toEqual({ allowed: true });
+    expect(await run()).toMatchObject({ allowed: false });
+    expect(await windowPoints(`test_ride:${caller}`)).toBe(2);
+  });
+
+  it("counts nothing when the gate has no row (a request that claimed no key)", async () => {
+    const caller = randomUUID();
+    const emptyGate = sql`(SELECT WHERE false) AS gate_row`;
+    const count = limit.count(caller);
+    const statement = sql`${withClause([count.ctes?.(emptyGate)])}SELECT ${count.answer} AS answer`;
+    const answer = (await testDb().query<{ answer: unknown }>(statement.text, statement.values)).rows[0]!.answer;
+
+    expect(answer).toBeNull();
+    expect(count.read(answer)).toEqual({ allowed: true });
+    expect(await windowPoints(`test_ride:${caller}`)).toBe(0);
+    expect(await askGated(testDb(), count)).toEqual({ allowed: true });
+    expect(await windowPoints(`test_ride:${caller}`)).toBe(1);
+  });
+});
+
+describe("the ended windows' sweep", () => {
+  it("deletes windows that have ended and keeps those still running", async () => {
+    const [ended, running] = [`test_sweep:${randomUUID()}`, `test_sweep:${randomUUID()}`];
+    await testDb().query(
+      `INSERT INTO rate_limits (key, points, expire) VALUES
+         ($1, 3, (extract(epoch FROM now()) * 1000)::bigint - 1000),
+         ($2, 3, (extract(epoch FROM now()) * 1000)::bigint + 60000)`,
+      [ended, running],
+    );
+    expect(await deleteEndedWindows(testDb())).toBeGreaterThanOrEqual(1);
+    expect(await windowPoints(ended)).toBe(0);
+    expect(await windowPoints(running)).toBe(3);
+  });
+});
