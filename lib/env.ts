@@ -14,6 +14,12 @@ const serverEnvSchema = z.object({
   // mode (PgBouncer), which hands the server session to another client after
   // every transaction. Unset: DATABASE_URL is PostgreSQL itself.
   DIRECT_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "DIRECT_DATABASE_URL must be a postgres:// or postgresql:// URL").optional(),
+  // How the hot path's statements go to the server (lib/db/statements.ts):
+  // "prepared" once per connection, or "unnamed", as a pooler in
+  // transaction mode and the embedded database need. Unset: unnamed when
+  // DIRECT_DATABASE_URL is set (DATABASE_URL is then such a pooler),
+  // prepared otherwise. The launcher sets unnamed for the embedded database.
+  DATABASE_STATEMENTS: z.enum(["prepared", "unnamed"]).optional(),
   // Must not exceed the embedded database's connection slots (the launcher sets both).
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   // How long a completed key replays its stored response. Stripe keeps keys for

@@ -1,5 +1,6 @@
 import { db, sqlPool } from "@/lib/db/client";
 import type { GatedRows } from "@/lib/db/sql";
+import { statementsOn } from "@/lib/db/statements";
 import { serverEnv } from "@/lib/env";
 import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
@@ -18,7 +19,8 @@ function buildServices() {
   const env = serverEnv();
   const database = db();
   const pool = sqlPool();
-  const idempotencyStore = new PostgresIdempotencyStore(pool, {
+  const statements = statementsOn(pool, env.DATABASE_STATEMENTS ?? (env.DIRECT_DATABASE_URL ? "unnamed" : "prepared"));
+  const idempotencyStore = new PostgresIdempotencyStore(statements, {
     leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
     ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
   });
@@ -27,12 +29,14 @@ function buildServices() {
     db: database,
     /** The same connections as `db`, for the hot path's plain SQL (lib/db/client.ts). */
     pool,
+    /** The pool's one-statement writes, prepared where the connection allows it (lib/db/statements.ts). */
+    statements,
     idempotencyStore,
     paymentProvider,
     /** Checkouts per account, before the key is claimed: a refused request stores nothing under its key. */
-    checkoutLimit: postgresRateLimit(pool, { name: "checkouts", points: env.CHECKOUT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
+    checkoutLimit: postgresRateLimit(statements, { name: "checkouts", points: env.CHECKOUT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
     /** New API accounts per client address. */
-    accountLimit: postgresRateLimit(pool, { name: "accounts", points: env.ACCOUNT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
+    accountLimit: postgresRateLimit(statements, { name: "accounts", points: env.ACCOUNT_RATE_LIMIT, windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS }),
     /** Which endpoint owns a stored request, for the recovery worker to resume it. */
     endpointFor(method: string, path: string) {
       if (method === "POST" && path === "/api/orders") {

@@ -76,6 +76,9 @@ const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT)
     ...process.env,
     DATABASE_URL: databaseUrl,
     DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
+    // All of the embedded database's connections share one session, where
+    // two connections' prepared statements would collide.
+    ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
     DEMO_FAULTS: demoFaults,
     // The AWS SDK (the lab's DynamoDB) warns once that its releases after
     // January 2027 need Node 22; ours is pinned and runs on Node 20.19+.

@@ -55,7 +55,7 @@ export async function createDynamoDbKeyStoreOrder(request: Request): Promise<Res
       const charged = await chargeOnce(checkout);
       await checkout.crashPoint("after-charge");
       // The order, in its own database: not in the same transaction as the key.
-      const result = await recordLabOutcome(checkout.pool, checkout, charged, key.key);
+      const result = await recordLabOutcome(checkout.statements, checkout, charged, key.key);
       await dynamo.send(
         new UpdateCommand({
           TableName: LAB_KEYS_TABLE,

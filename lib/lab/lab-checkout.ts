@@ -36,8 +36,10 @@ export type LabResult = ChargeWrite["response"];
 
 export interface LabCheckout {
   db: Database;
-  /** The same connections, for the order writes, which are plain SQL (lib/orders/record.ts): one statement, or part of a strategy's inTransaction(pool, …). */
+  /** The same connections, for a strategy's own transaction (inTransaction(pool, …)) around the order writes. */
   pool: pg.Pool;
+  /** The same connections again, for the order written as one statement, prepared as the checkout's statements are (lib/db/statements.ts). */
+  statements: Queryable;
   provider: PaymentProvider;
   strategy: LabOnlyStrategy;
   accountId: string;
@@ -57,7 +59,7 @@ export interface LabCheckout {
 export type LabCrashPoint = "after-charge";
 
 export async function runLabCheckout(request: Request, strategy: LabOnlyStrategy, run: (checkout: LabCheckout) => Promise<Response>): Promise<Response> {
-  const { db, pool, paymentProvider } = getServices();
+  const { db, pool, statements, paymentProvider } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   if (!demoFaultsEnabled()) {
@@ -78,6 +80,7 @@ export async function runLabCheckout(request: Request, strategy: LabOnlyStrategy
   const checkout: LabCheckout = {
     db,
     pool,
+    statements,
     provider: paymentProvider,
     strategy,
     accountId,

@@ -64,7 +64,7 @@ export async function createPowertoolsOrder(request: Request): Promise<Response>
         ran = true;
         const charged = await chargeOnce(checkout);
         await checkout.crashPoint("after-charge");
-        return recordLabOutcome(checkout.pool, checkout, charged, event.headers["idempotency-key"]);
+        return recordLabOutcome(checkout.statements, checkout, charged, event.headers["idempotency-key"]);
       },
       {
         persistenceStore: await persistenceStore(),

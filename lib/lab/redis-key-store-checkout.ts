@@ -38,7 +38,7 @@ export async function createRedisKeyStoreOrder(request: Request): Promise<Respon
     try {
       const charged = await chargeOnce(checkout);
       await checkout.crashPoint("after-charge");
-      const result = await recordLabOutcome(checkout.pool, checkout, charged, key.key);
+      const result = await recordLabOutcome(checkout.statements, checkout, charged, key.key);
       await redis.set(redisKey, JSON.stringify({ status: result.status, body: result.body }), { expiration: { type: "EX", value: expiry } });
       return labResponse(result);
     } catch (error) {

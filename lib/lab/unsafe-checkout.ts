@@ -17,7 +17,7 @@ export async function createUnsafeOrder(request: Request): Promise<Response> {
     // Nothing tells a retry from a new purchase.
     const charged = await chargeOnce(checkout);
     await checkout.crashPoint("after-charge");
-    const result = await recordLabOutcome(checkout.pool, checkout, charged, null);
+    const result = await recordLabOutcome(checkout.statements, checkout, charged, null);
 
     if (await takeLostResponse(checkout.db, checkout.accountId)) return lostResponse();
     return labResponse(result);
