@@ -76,6 +76,6 @@ export function gatedTogether<Questions extends Record<string, GatedQuery<unknow
 
 /** Writes the rows by themselves: one statement, atomic on its own. */
 export async function writeRows(db: Queryable, rows: GatedRows): Promise<void> {
-  const statement = sql`WITH ${rows(ALWAYS)} SELECT`;
+  const statement = sql`${withClause([rows(ALWAYS)])}SELECT`;
   await db.query(statement.text, statement.values);
 }

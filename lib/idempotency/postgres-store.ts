@@ -296,9 +296,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
          WHERE id = ${claim.keyId}::uuid AND lease_owner = ${claim.leaseOwner}::uuid AND state = 'in_flight'
         RETURNING id
       )`;
-    const callersRows = rows ? sql`, ${rows(COMPLETED_KEY)}` : sql``;
-    const statement = sql`WITH ${completedKey}${callersRows} SELECT count(*)::int AS completed FROM ${COMPLETED_KEY}`;
-    const result = await this.rowsOf<{ completed: number }>(statement);
+    const result = await this.rowsOf<{ completed: number }>(
+      sql`${withClause([completedKey, rows?.(COMPLETED_KEY)])}SELECT count(*)::int AS completed FROM ${COMPLETED_KEY}`,
+    );
     if (result[0]?.completed !== 1) throw new LeaseLostError(claim.keyId);
   }
 
