@@ -6,6 +6,7 @@ import type { LabStrategy } from "@/lib/lab/strategies";
 import { baseUrl, createAccount, type ApiAccount } from "@/lib/testing/api-client";
 import { closeTestDb, ordersForCart, providerIntents } from "@/lib/testing/database";
 import { sendOverlapping, type RawResponse } from "@/lib/testing/raw-http";
+import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
  * The strategy lab over real HTTP: a storm is N identical requests provably
@@ -72,7 +73,7 @@ describe("a storm of 10 identical requests, per strategy", () => {
     expect(counts.money).toBe(counts.charges * MUG);
   });
 
-  it.runIf(inject("realPostgres"))("check, then insert: on PostgreSQL more than one request charges", async () => {
+  itOnServer("concurrency", "check, then insert: on PostgreSQL more than one request charges", async () => {
     const { report } = await storm(shopper, "check_then_insert", 10);
     expect(reported(report).charges).toBeGreaterThan(1);
   });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
 import { cartBody, createAccount } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
@@ -10,6 +10,7 @@ import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database
 import { total } from "@/lib/testing/prometheus-text";
 import { checkoutUntilAnswered, type AttemptRecord } from "@/lib/testing/retrying-checkout";
 import { rowsIn, type Rows } from "@/lib/testing/rows";
+import { describeOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
  * The production shape, on real PostgreSQL: three instances behind HAProxy,
@@ -32,7 +33,7 @@ let cluster: Cluster;
 let pool: pg.Pool;
 let rows: Rows;
 
-describe.runIf(inject("realPostgres"))("the cluster: three instances behind HAProxy, PgBouncer in front of PostgreSQL", () => {
+describeOnServer("pooler", "the cluster: three instances behind HAProxy, PgBouncer in front of PostgreSQL", () => {
   beforeAll(async () => {
     // A database of its own: the shared test app's rows and rate-limit
     // windows (its callers share 127.0.0.1 with the balancer's) stay apart.

@@ -3,13 +3,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { startPgBouncer, type PgBouncer } from "@/lib/cluster/pgbouncer";
 import { freePort } from "@/lib/process/free-port";
 import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { SESSION_STATE_STATEMENTS, startWireRecorder, type WireRecorder } from "@/lib/testing/postgres-wire-recorder";
 import { rowsAt } from "@/lib/testing/rows";
+import { describeOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
  * What PgBouncer's transaction mode breaks, watched on the wire: an app
@@ -25,9 +26,10 @@ let pooler: PgBouncer;
 let recorder: WireRecorder;
 let app: AppServer;
 
-describe.runIf(inject("realPostgres"))("behind PgBouncer in transaction mode", () => {
+describeOnServer("pooler", "behind PgBouncer in transaction mode", () => {
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), "oncepay-pooler-"));
+
     pooler = await startPgBouncer({ databaseUrl: inject("databaseUrl"), port: await freePort(), poolSize: 4, workDir, output: () => undefined });
     recorder = await startWireRecorder(pooler.url);
     app = await startAppServer({

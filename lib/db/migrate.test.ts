@@ -3,9 +3,10 @@ import { cp, mkdtemp, writeFile, appendFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS_DIR, migrate, readMigrations } from "@/lib/db/migrate";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
+import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 afterAll(closeTestDb);
 
@@ -43,7 +44,7 @@ describe("migration runner", () => {
 
   // PGlite runs a single session, so an advisory lock there cannot exclude
   // anyone: this race exists, and is tested, only on a real PostgreSQL.
-  it.runIf(inject("realPostgres"))("lets concurrent instances start together: the advisory lock applies each migration once", async () => {
+  itOnServer("sessions", "lets concurrent instances start together: the advisory lock applies each migration once", async () => {
     await withFreshDatabase(async (url) => {
       const reports = await Promise.all([migrate(url), migrate(url), migrate(url)]);
       const appliedNames = reports.flatMap((report) => report.applied);

@@ -39,7 +39,16 @@ beforeAll(async () => {
   proxy = await startOutageProxy(directUrl);
   simulator = await startTestSimulator();
   server = await startAppServer({
-    env: { DATABASE_URL: proxy.url, PAYMENT_SIMULATOR_URL: simulator.url, IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS) },
+    env: {
+      DATABASE_URL: proxy.url,
+      PAYMENT_SIMULATOR_URL: simulator.url,
+      IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
+      // Behind the proxy the app cannot tell that the embedded database
+      // serves every connection from one session, where a statement one
+      // connection prepared collides with another's (or with a dropped
+      // connection's): tell it, as the launcher does.
+      ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
+    },
   });
 });
 

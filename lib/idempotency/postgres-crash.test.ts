@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { parseCheckoutRequest } from "@/lib/orders/cart";
@@ -15,6 +15,7 @@ import { rowsAt } from "@/lib/testing/rows";
 import { setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { checkoutUntilAnswered, type CheckoutRun } from "@/lib/testing/retrying-checkout";
 import { startThrowawayPostgres, type ThrowawayPostgres } from "@/lib/testing/throwaway-postgres";
+import { describeOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
  * PostgreSQL itself crashes (an immediate shutdown: no checkpoint, and the
@@ -35,7 +36,7 @@ let simulator: PaymentSimulator;
 let app: AppServer;
 let account: { id: string; token: string };
 
-describe.runIf(inject("realPostgres"))("PostgreSQL crashes mid-checkout", () => {
+describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
   beforeAll(async () => {
     postgres = await startThrowawayPostgres({ wal_writer_delay: "10s", bgwriter_lru_maxpages: "0" });
     simulator = await startTestSimulator();

@@ -12,6 +12,7 @@ import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { closeTestDb, countRows, expireLease, keyRow, testDb } from "@/lib/testing/database";
+import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
  * The recovery worker against the database the app under test uses: attempts
@@ -228,7 +229,7 @@ describe("the recovery worker", () => {
   });
 
   // Two instances' workers racing for the same keys: a real race only on PostgreSQL.
-  it.runIf(inject("realPostgres"))("finishes each abandoned key once when two workers run at the same time", async () => {
+  itOnServer("concurrency", "finishes each abandoned key once when two workers run at the same time", async () => {
     const shopper = await createAccount();
     const keys = Array.from({ length: 5 }, () => randomUUID());
     for (const key of keys) {

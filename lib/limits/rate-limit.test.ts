@@ -5,6 +5,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { askGated, sql, withClause } from "@/lib/db/sql";
 import { deleteEndedWindows, postgresRateLimit, type LimitDecision } from "@/lib/limits/rate-limit";
 import { closeTestDb, testDb } from "@/lib/testing/database";
+import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
  * The rate limit's SQL on the database under test: the window's count, the
@@ -40,7 +41,7 @@ describe("a rate limit", () => {
     expect(await windowPoints(`test_window:${caller}`)).toBe(1);
   });
 
-  it("loses no count when a caller's requests overlap: exactly its points are allowed", async () => {
+  itOnServer("concurrency", "loses no count when a caller's requests overlap: exactly its points are allowed", async () => {
     // A pool of its own, so that all twenty are in flight at once.
     const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 20 });
     const limit = postgresRateLimit(pool, { name: "test_window", points: 5, windowSeconds: 60 });

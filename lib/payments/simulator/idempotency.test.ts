@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ledgerFor, newSecretKey, postIntent, setFaults, withTestSimulator, stripeFor } from "@/lib/testing/payment-simulator";
 import { sendOverlapping } from "@/lib/testing/raw-http";
+import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
  * Stripe's Idempotency-Key semantics at the simulator: replay byte for byte,
@@ -156,7 +157,7 @@ describe("the same key while its first request is still running", () => {
 // concurrent claims can never interleave there and these tests would pass
 // even without the unique claim. They mean something only on PostgreSQL.
 describe("identical requests racing", () => {
-  it.runIf(inject("realPostgres"))("20 SDK calls in flight at once with one key: one charge, one intent, 19 replays", async () => {
+  itOnServer("concurrency", "20 SDK calls in flight at once with one key: one charge, one intent, 19 replays", async () => {
     const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const key = randomUUID();
     let attempts = 0;
@@ -175,7 +176,7 @@ describe("identical requests racing", () => {
     expect(ledger.charges).toHaveLength(1);
   });
 
-  it.runIf(inject("realPostgres"))("20 raw requests provably in flight together: one charge; the others 409 or the replay", async () => {
+  itOnServer("concurrency", "20 raw requests provably in flight together: one charge; the others 409 or the replay", async () => {
     const secretKey = await newSecretKey(simulator);
     const key = randomUUID();
     const request = {
@@ -197,7 +198,7 @@ describe("identical requests racing", () => {
     expect(ledger.charges).toHaveLength(1);
   });
 
-  it.runIf(inject("realPostgres"))("20 different keys at once: 20 charges (the claim serialises one key, not the service)", async () => {
+  itOnServer("concurrency", "20 different keys at once: 20 charges (the claim serialises one key, not the service)", async () => {
     const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const keys = Array.from({ length: 20 }, () => randomUUID());
     const params = { amount: 1900, currency: "usd", payment_method: "pm_card_visa", confirm: true };

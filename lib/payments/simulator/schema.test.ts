@@ -1,9 +1,10 @@
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { SEARCH_PAYMENT_INTENTS_SQL } from "@/lib/payments/simulator/search";
 import { startPaymentSimulator } from "@/lib/payments/simulator/server";
 import { newSecretKey, stripeFor } from "@/lib/testing/payment-simulator";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
+import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
  * The simulator creates its own tables at start-up, in schema
@@ -46,7 +47,7 @@ describe("the simulator's schema", () => {
   // PGlite has one session, so its advisory locks exclude nobody and its
   // statements never interleave: the race this lock closes exists, and is
   // tested, only on a real PostgreSQL.
-  it.runIf(inject("realPostgres"))("lets several simulators start together on an empty database", async () => {
+  itOnServer("sessions", "lets several simulators start together on an empty database", async () => {
     await withFreshDatabase(async (url) => {
       const simulators = await Promise.all(Array.from({ length: 4 }, () => startPaymentSimulator({ databaseUrl: url, poolMax: 1 })));
       try {
