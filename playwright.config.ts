@@ -41,7 +41,7 @@ export default defineConfig({
   },
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], launchOptions: chromium } }],
   webServer: {
-    command: "node node_modules/tsx/dist/cli.mjs scripts/launch.mts start",
+    command: "node --import tsx scripts/launch.mts start",
     // Ready: the database answers and the payment provider is reachable.
     url: `${baseURL}/api/ready`,
     reuseExistingServer: false,

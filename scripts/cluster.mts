@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { startCluster } from "../lib/cluster/cluster.ts";
 import { clusterEnv } from "../lib/env.ts";
+import { typescriptScriptArgs } from "../lib/process/typescript-script.ts";
 
 const configured = clusterEnv();
 if (!configured.ok) {
@@ -15,7 +16,7 @@ if (!configured.ok) {
 }
 const env = configured.env;
 
-for (const step of [["bash", ["scripts/ensure-cluster-tools.sh"]], [process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/build-if-stale.mts"]]] as const) {
+for (const step of [["bash", ["scripts/ensure-cluster-tools.sh"]], [process.execPath, typescriptScriptArgs("scripts/build-if-stale.mts")]] as const) {
   const result = spawnSync(step[0], step[1], { stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -26,6 +26,9 @@ console.log(`[lab-redis] listening on redis://127.0.0.1:${port} (redis-server, i
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => redis.kill("SIGTERM"));
 }
+// However this script ends (a forced exit included), redis-server does not
+// outlive it: nothing else would ever stop it.
+process.on("exit", () => redis.kill("SIGKILL"));
 stopWhenLauncherEnds("lab-redis");
 
 /** Until redis-server answers PING (it logs nothing at this level when ready). */

@@ -1,16 +1,19 @@
 /**
  * Starts OncePay: the database first, then the payment simulator, then Next.js.
  *
- *   tsx scripts/launch.mts start   # production server (after `next build`)
- *   tsx scripts/launch.mts dev     # development server
+ *   node --import tsx scripts/launch.mts start   # production server (after `next build`)
+ *   node --import tsx scripts/launch.mts dev     # development server
  *
  * With DATABASE_URL set it migrates and uses that PostgreSQL. Without it, it
  * starts the embedded PGlite database (persisted in EMBEDDED_DATA_DIR) and
  * serves it on a local port, so the app talks to it exactly as to a server.
- * Signals are forwarded to Next.js; the embedded database is closed cleanly
- * once Next.js exits, so a restart is not a crash recovery. If the launcher
- * itself is killed outright, Next.js and the simulator notice within a
- * second and stop too (lib/process/follow-launcher.ts).
+ * Signals are forwarded to Next.js, which gets NEXT_STOP_GRACE_MS to finish
+ * the requests in progress before it is killed; the embedded database is
+ * closed cleanly once Next.js exits, so a restart is not a crash recovery.
+ * If the launcher itself is killed outright, Next.js, the simulator and the
+ * lab's key stores notice within a second and stop too; so does a launcher
+ * whose own starter (the cluster script) is gone
+ * (lib/process/follow-launcher.ts).
  */
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -18,20 +21,25 @@ import path from "node:path";
 import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
 import { migrate } from "../lib/db/migrate.ts";
-import { LAUNCHER_PID_ENV } from "../lib/process/follow-launcher.ts";
+import { LAUNCHER_PID_ENV, stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
 import { LOCAL_SIMULATOR_SECRET_KEY, spawnPaymentSimulator, type SimulatorProcess } from "../lib/payments/simulator/process.ts";
 
 const mode = process.argv[2];
 if (mode !== "start" && mode !== "dev") {
-  console.error("usage: tsx scripts/launch.mts start|dev");
+  console.error("usage: node --import tsx scripts/launch.mts start|dev");
   process.exit(2);
 }
 
 const EXTRA_EMBEDDED_CONNECTIONS = 5;
+// Long enough for a checkout in progress to finish (the provider's own
+// answer takes well under a second); short enough that stopping the shop
+// never hangs on a request that does not end.
+const NEXT_STOP_GRACE_MS = 5000;
 
 const env = launcherEnv();
 // The process to signal: SIGTERM (or Ctrl-C) stops everything cleanly.
 console.log(`[oncepay] launcher: pid ${process.pid}`);
+stopWhenLauncherEnds("oncepay launcher");
 let embedded: EmbeddedDatabase | undefined;
 let databaseUrl = env.DATABASE_URL;
 
@@ -92,8 +100,14 @@ const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT)
 let shuttingDown = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
+    // A second Ctrl-C means now.
+    if (shuttingDown) return void child.kill("SIGKILL");
     shuttingDown = true;
     child.kill(signal);
+    setTimeout(() => {
+      console.error(`[oncepay] Next.js still running ${NEXT_STOP_GRACE_MS} ms after ${signal}; killing it`);
+      child.kill("SIGKILL");
+    }, NEXT_STOP_GRACE_MS).unref();
   });
 }
 

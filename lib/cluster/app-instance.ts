@@ -1,5 +1,6 @@
-import path from "node:path";
+import { LAUNCHER_PID_ENV } from "@/lib/process/follow-launcher";
 import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
+import { typescriptScriptArgs } from "@/lib/process/typescript-script";
 
 /**
  * One stateless app instance of the cluster: the same launcher as `npm
@@ -35,7 +36,7 @@ export async function startAppInstance(options: AppInstanceOptions): Promise<App
   const url = `http://127.0.0.1:${options.port}`;
   const started = startProcess({
     command: process.execPath,
-    args: [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/launch.mts", "start"],
+    args: typescriptScriptArgs("scripts/launch.mts", "start"),
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: "1",
@@ -47,6 +48,9 @@ export async function startAppInstance(options: AppInstanceOptions): Promise<App
       PAYMENT_SIMULATOR_URL: options.paymentSimulatorUrl,
       STRIPE_SECRET_KEY: options.stripeSecretKey,
       TRUSTED_PROXIES: "1",
+      // The instance's launcher stops, with all it started, once the
+      // cluster script that started it is gone, however that ended.
+      [LAUNCHER_PID_ENV]: String(process.pid),
     },
     output: options.output,
   });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startAppInstance, type AppInstance } from "@/lib/cluster/app-instance";
@@ -51,6 +51,8 @@ export interface ClusterOptions {
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const workDir = await mkdtemp(path.join(tmpdir(), "oncepay-cluster-"));
+  // Others may pass through (not list): PgBouncer runs as postgres and reads its configuration below.
+  await chmod(workDir, 0o711);
   const kept = new Map<string, string[]>();
   const outputOf = (part: string) => {
     if (options.output === "inherit") return "inherit" as const;

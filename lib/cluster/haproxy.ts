@@ -56,7 +56,7 @@ export async function startHaproxy(options: BalancerOptions): Promise<Balancer> 
   const configFile = path.join(options.workDir, "haproxy.cfg");
   await writeFile(configFile, haproxyConfig(options, errorFiles));
 
-  const started = startProcess({ command: "haproxy", args: ["-f", configFile, "-db"], output: options.output });
+  const started = startProcess({ command: "haproxy", args: ["-f", configFile, "-db"], output: options.output, endsWithStarter: true });
   const url = `http://127.0.0.1:${options.port}`;
   const statsUrl = `http://127.0.0.1:${options.statsPort}`;
   await waitUntil(async () => (await fetch(`${statsUrl}/metrics`)).ok, { timeoutMs: READY_TIMEOUT_MS, process: started, describe: () => `HAProxy on port ${options.port} did not start` });

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
@@ -36,21 +36,29 @@ export interface PgBouncerOptions {
   port: number;
   /** Server connections per database and user: what PostgreSQL sees. */
   poolSize: number;
-  /** Where its configuration is written. */
+  /** Where its configuration is written. Run as root, PgBouncer runs as postgres: this folder becomes theirs, and its parent must let others pass (0711). */
   workDir: string;
   output: "inherit" | ((chunk: string) => void);
 }
 
 const READY_TIMEOUT_MS = 15_000;
+// PgBouncer refuses to run as root; started as root, it runs as this user.
+const POOLER_USER = "postgres";
+
+const runsAsRoot = () => process.getuid?.() === 0;
 
 export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBouncer> {
   const configFile = path.join(options.workDir, "pgbouncer.ini");
   await mkdir(options.workDir, { recursive: true });
-  await writeFile(configFile, pgbouncerConfig(options));
+  await writeFile(configFile, pgbouncerConfig(options), { mode: 0o600 });
+  if (runsAsRoot()) {
+    const postgres = await postgresIds();
+    for (const owned of [options.workDir, configFile]) await chown(owned, postgres.uid, postgres.gid);
+  }
   const url = pooledUrl(options.databaseUrl, options.port);
 
   const launch = async (): Promise<GroupProcess> => {
-    const started = startProcess({ command: "pgbouncer", args: [configFile], output: options.output });
+    const started = startProcess({ command: "pgbouncer", args: [configFile], output: options.output, endsWithStarter: true, runAsUser: POOLER_USER });
     await waitUntil(() => answers(url), { timeoutMs: READY_TIMEOUT_MS, process: started, describe: () => `PgBouncer on port ${options.port} did not answer` });
     return started;
   };
@@ -104,8 +112,6 @@ export function pgbouncerConfig({ databaseUrl, port, poolSize }: Pick<PgBouncerO
     "log_connections = 0",
     "log_disconnections = 0",
     "stats_period = 60",
-    // PgBouncer refuses to run as root: as root, it switches to this user.
-    ...(process.getuid?.() === 0 ? ["user = postgres"] : []),
     "",
   ].join("\n");
 }
@@ -126,4 +132,12 @@ async function answers(url: string): Promise<boolean> {
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** The pooler user's uid and gid, from /etc/passwd. */
+async function postgresIds(): Promise<{ uid: number; gid: number }> {
+  const line = (await readFile("/etc/passwd", "utf8")).split("\n").find((entry) => entry.startsWith(`${POOLER_USER}:`));
+  const [, , uid, gid] = line?.split(":") ?? [];
+  if (uid === undefined || gid === undefined) throw new Error(`PgBouncer refuses to run as root, and there is no user ${POOLER_USER} to run it as`);
+  return { uid: Number(uid), gid: Number(gid) };
 }

@@ -29,7 +29,6 @@ let app: AppServer;
 describeOnServer("pooler", "behind PgBouncer in transaction mode", () => {
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), "oncepay-pooler-"));
-
     pooler = await startPgBouncer({ databaseUrl: inject("databaseUrl"), port: await freePort(), poolSize: 4, workDir, output: () => undefined });
     recorder = await startWireRecorder(pooler.url);
     app = await startAppServer({

@@ -1,15 +1,27 @@
+import { readFileSync } from "node:fs";
+
 /**
  * Next.js and the payment simulator are children of the launcher
- * (scripts/launch.mts), which owns the embedded database. A launcher stopped
- * by a signal it can handle stops them itself. One killed outright (SIGKILL,
- * the OOM killer) cannot, and its children would live on: holding the shop's
- * port, so the next `npm start` fails, and serving checkouts with the
- * database gone. So each child also watches the launcher, and stops itself
- * the way a SIGTERM would once the launcher is gone.
+ * (scripts/launch.mts), which owns the embedded database; the lab's key
+ * stores are started later, by Next.js, for the same launcher; the app
+ * instances of `npm run cluster` are launchers started by the cluster
+ * script. A starter stopped by a signal it can handle stops what it started.
+ * One killed outright (SIGKILL, the OOM killer) cannot, and its children
+ * would live on: holding the shop's port, so the next `npm start` fails, and
+ * serving checkouts with the database gone. So each child also watches its
+ * starter, and stops itself the way a SIGTERM would once it is gone.
  *
- * The launcher's pid comes in the environment rather than from
+ * The starter's pid comes in the environment rather than from
  * `process.ppid`: Node reads that once at start-up, and a child started
  * through tsx has tsx's own process as its parent, not the launcher.
+ *
+ * "Gone" is judged by the process's identity, not by its pid alone: a
+ * killed launcher stays a zombie until its parent reaps it, and its pid is
+ * handed to a new process once the kernel wraps around (pid_max is 32768 on
+ * many Linux machines, and one test run starts thousands of processes). A
+ * pid that answers `kill(pid, 0)` for either reason would keep a child
+ * waiting for ever. On Linux, /proc gives each process's start time and
+ * state; elsewhere `kill(pid, 0)` is all there is.
  */
 export const LAUNCHER_PID_ENV = "ONCEPAY_LAUNCHER_PID";
 
@@ -21,8 +33,9 @@ export const FORCED_EXIT_AFTER_MS = 5000;
 
 /** Calls `then` once, when the process `pid` no longer exists. Returns a function that stops watching. */
 export function whenProcessEnds(pid: number, then: () => void, intervalMs: number = CHECK_INTERVAL_MS): () => void {
+  const identity = processIdentity(pid);
   const timer = setInterval(() => {
-    if (isRunning(pid)) return;
+    if (identity !== undefined && processIdentity(pid) === identity) return;
     clearInterval(timer);
     then();
   }, intervalMs);
@@ -31,16 +44,16 @@ export function whenProcessEnds(pid: number, then: () => void, intervalMs: numbe
 }
 
 /**
- * In a process the launcher started (ONCEPAY_LAUNCHER_PID set): stop, as on
- * SIGTERM, once the launcher is gone, and for good FORCED_EXIT_AFTER_MS later
- * if the SIGTERM did not stop it. Elsewhere (tests starting a simulator
- * of their own, `next start` run by hand) it does nothing.
+ * In a process a OncePay starter started (ONCEPAY_LAUNCHER_PID set): stop,
+ * as on SIGTERM, once the starter is gone, and for good FORCED_EXIT_AFTER_MS
+ * later if the SIGTERM did not stop it. Elsewhere (tests starting a
+ * simulator of their own, `next start` run by hand) it does nothing.
  */
 export function stopWhenLauncherEnds(name: string, env: NodeJS.ProcessEnv = process.env): void {
   const pid = Number(env[LAUNCHER_PID_ENV]);
   if (!Number.isInteger(pid) || pid <= 0) return;
   whenProcessEnds(pid, () => {
-    console.error(`[${name}] the launcher (pid ${pid}) is gone; stopping`);
+    console.error(`[${name}] the process that started it (pid ${pid}) is gone; stopping`);
     setTimeout(() => {
       console.error(`[${name}] still running ${FORCED_EXIT_AFTER_MS} ms after SIGTERM; exiting`);
       process.exit(1);
@@ -49,7 +62,28 @@ export function stopWhenLauncherEnds(name: string, env: NodeJS.ProcessEnv = proc
   });
 }
 
-function isRunning(pid: number): boolean {
+/**
+ * What tells this process apart from any later one with the same pid, while
+ * it runs: its start time where /proc has it, else only that the pid exists.
+ * Undefined once it has ended (a zombie has ended: it only waits to be reaped).
+ */
+export function processIdentity(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && process.platform === "linux") return undefined;
+    return existsBySignal(pid) ? "running" : undefined;
+  }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so the
+  // fields are counted from the last ")". State is field 3, start time 22.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const [state, startTime] = [fields[0], fields[19]];
+  return state === "Z" || state === "X" ? undefined : `started ${startTime}`;
+}
+
+function existsBySignal(pid: number): boolean {
   try {
     process.kill(pid, 0); // signal 0: only asks whether the process exists
     return true;

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 
 /**
@@ -24,9 +25,30 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Where its output goes: a line sink (tests keep it), or the terminal. */
   output: "inherit" | ((chunk: string) => void);
+  /**
+   * A program that cannot watch its starter (HAProxy, PgBouncer) gets
+   * SIGTERM from the kernel when its starter ends, however that ended:
+   * util-linux's setpriv sets the parent-death signal, then runs it.
+   * Linux only, where the cluster runs; elsewhere it is started as it is.
+   */
+  endsWithStarter?: boolean;
+  /**
+   * When started as root, run it as this user instead (PgBouncer refuses
+   * root). Switching here rather than in the program matters: a program
+   * that changes its own user loses its parent-death signal.
+   */
+  runAsUser?: string;
 }
 
-export function startProcess({ command, args, env, output }: StartOptions): GroupProcess {
+const SETPRIV = "/usr/bin/setpriv";
+const hasSetpriv = process.platform === "linux" && existsSync(SETPRIV);
+
+export function startProcess({ command, args, env, output, endsWithStarter = false, runAsUser }: StartOptions): GroupProcess {
+  const setprivOptions = [
+    ...(runAsUser && process.getuid?.() === 0 ? [`--reuid=${runAsUser}`, `--regid=${runAsUser}`, "--init-groups"] : []),
+    ...(endsWithStarter ? ["--pdeathsig", "SIGTERM"] : []),
+  ];
+  if (setprivOptions.length > 0 && hasSetpriv) [command, args] = [SETPRIV, [...setprivOptions, "--", command, ...args]];
   const child = spawn(command, args, {
     detached: true,
     env: env ?? process.env,

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { LAUNCHER_PID_ENV } from "@/lib/process/follow-launcher";
+import { typescriptScriptArgs } from "@/lib/process/typescript-script";
 
 /**
  * Runs one of OncePay's local services (the payment simulator, the lab's key
@@ -27,10 +27,13 @@ export interface SpawnServiceOptions {
   readyTimeoutMs?: number;
 }
 
+/** How long a service may take to stop after SIGTERM before it gets SIGKILL. */
+export const STOP_GRACE_MS = 3000;
+
 const LISTENING = /listening on (https?:\/\/\S+|redis:\/\/\S+)/;
 
 export async function spawnService({ name, script, env, follows, readyTimeoutMs = 30_000 }: SpawnServiceOptions): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), script], {
+  const child = spawn(process.execPath, typescriptScriptArgs(script), {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env, [LAUNCHER_PID_ENV]: String(follows) },
   });
@@ -59,7 +62,10 @@ export async function spawnService({ name, script, env, follows, readyTimeoutMs 
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
+      // A service whose close hangs must not hold up whoever stops it.
+      const killed = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
       await exited;
+      clearTimeout(killed);
     },
   };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "@/lib/process/free-port";
 import { startProcess, waitUntil } from "@/lib/process/process-group";
+import { typescriptScriptArgs } from "@/lib/process/typescript-script";
 
 /**
  * Runs the built app as a child process, the way `npm start` does (launcher,
@@ -51,7 +52,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   const output: string[] = [];
   const child = startProcess({
     command: process.execPath,
-    args: [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/launch.mts", "start"],
+    args: typescriptScriptArgs("scripts/launch.mts", "start"),
     env: {
       ...inherited,
       PORT: String(port),
