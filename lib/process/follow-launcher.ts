@@ -68,19 +68,31 @@ export function stopWhenLauncherEnds(name: string, env: NodeJS.ProcessEnv = proc
  * Undefined once it has ended (a zombie has ended: it only waits to be reaped).
  */
 export function processIdentity(pid: number): string | undefined {
-  let stat: string;
+  let stat: ProcessStat;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    stat = processStat(pid);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" && process.platform === "linux") return undefined;
     return existsBySignal(pid) ? "running" : undefined;
   }
-  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so the
-  // fields are counted from the last ")". State is field 3, start time 22.
+  return stat.state === "Z" || stat.state === "X" ? undefined : `started ${stat.startTime}`;
+}
+
+export interface ProcessStat {
+  state: string;
+  processGroup: number;
+  startTime: string;
+}
+
+/** A process's state, group and start time from /proc/<pid>/stat (Linux); throws where there is none. */
+export function processStat(pid: number): ProcessStat {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so
+  // the fields are counted from the last ")". State is field 3, the process
+  // group 5, the start time 22.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const [state, startTime] = [fields[0], fields[19]];
-  return state === "Z" || state === "X" ? undefined : `started ${startTime}`;
+  return { state: fields[0]!, processGroup: Number(fields[2]), startTime: fields[19]! };
 }
 
 function existsBySignal(pid: number): boolean {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { cartBody, createAccount } from "@/lib/testing/api-client";
+import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { setDemoSettings } from "@/lib/testing/api-client-demo";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { processesInGroup, stillRunning, type RunningProcess } from "@/lib/testing/processes";
@@ -44,11 +44,7 @@ describe.each(["SIGTERM", "SIGINT", "SIGKILL"] as const)("a launcher ended by %s
     let held: Promise<unknown> = Promise.resolve();
     if (signal !== "SIGKILL") {
       expect((await setDemoSettings(account.token, { networkDelayMs: 20_000, loseResponse: false }, server.baseUrl)).status).toBe(200);
-      held = fetch(`${server.baseUrl}/api/orders`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json", "Idempotency-Key": randomUUID() },
-        body: JSON.stringify(cartBody()),
-      }).catch(() => undefined);
+      held = postOrder({ baseUrl: server.baseUrl, token: account.token, key: randomUUID() }).catch(() => undefined);
     }
 
     // The launcher leads its own process group; all it started are in it.

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { processIdentity } from "@/lib/process/follow-launcher";
+import { processIdentity, processStat } from "@/lib/process/follow-launcher";
 
 /**
  * The processes a test started, read from /proc (Linux): which are in a
@@ -20,11 +20,8 @@ export function processesInGroup(processGroup: number): RunningProcess[] {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      // After the last ")": state, ppid, pgrp, …
-      const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
       const identity = processIdentity(pid);
-      if (group !== processGroup || identity === undefined) continue;
+      if (processStat(pid).processGroup !== processGroup || identity === undefined) continue;
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
       found.push({ pid, commandLine, identity });
     } catch {
