@@ -14,11 +14,13 @@ import nextTypescript from "eslint-config-next/typescript";
 // a short one).
 const testSupportImports = {
   regex: "^(@/lib/testing|(\\.\\.?/)+(lib/)?testing)(/|$)",
-  message: "lib/testing is test support: production code must not import it. Tests, lib/testing, e2e/ and the test runners' configs may.",
+  message:
+    "lib/testing is test support: production code must not import it. Tests, lib/testing, e2e/ and the test runners' configs may.",
 };
 const benchTestSupportImports = {
   regex: "^(@/lib/testing|(\\.\\.?/)+(lib/)?testing)(/(?!(app-server|soak/[a-z-]+)(\\.ts)?$)|$)",
-  message: "bench/ may use lib/testing/app-server (it starts the built app as the tests do) and lib/testing/soak/, and nothing else of the test support.",
+  message:
+    "bench/ may use lib/testing/app-server (it starts the built app as the tests do) and lib/testing/soak/, and nothing else of the test support.",
 };
 // The lab's broken strategies must fail for want of a key, not because
 // they borrowed half of the key machinery (DESIGN.md: "It shares no code
@@ -38,16 +40,36 @@ const eslintConfig = [
   ...nextTypescript,
   {
     files: ["**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}"],
-    ignores: ["**/*.test.ts", "**/*.test.tsx", "lib/testing/**", "e2e/**", "playwright.config.ts", "vitest.config.mts", "bench/**"],
+    ignores: [
+      "**/*.test.ts",
+      "**/*.test.tsx",
+      "lib/testing/**",
+      "e2e/**",
+      "playwright.config.ts",
+      "vitest.config.mts",
+      "bench/**",
+    ],
     rules: restrictImports(testSupportImports),
   },
   { files: ["bench/**"], rules: restrictImports(benchTestSupportImports) },
   // A file gets only the last matching options of a rule, so lib/lab's
   // production files list both boundaries; its tests keep the lab's alone.
   { files: ["lib/lab/**"], rules: restrictImports(labImports) },
-  { files: ["lib/lab/**"], ignores: ["**/*.test.ts"], rules: restrictImports(labImports, testSupportImports) },
   {
-    ignores: ["node_modules/**", ".next/**", "lib/generated/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "e2e/artifacts/**"],
+    files: ["lib/lab/**"],
+    ignores: ["**/*.test.ts"],
+    rules: restrictImports(labImports, testSupportImports),
+  },
+  {
+    ignores: [
+      "node_modules/**",
+      ".next/**",
+      "lib/generated/**",
+      "next-env.d.ts",
+      "test-results/**",
+      "playwright-report/**",
+      "e2e/artifacts/**",
+    ],
   },
 ];
 

@@ -17,7 +17,12 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["pg", "prom-client"],
   // Pages add their per-request Content-Security-Policy in proxy.ts.
   async headers() {
-    return [{ source: "/:path*", headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })) }];
+    return [
+      {
+        source: "/:path*",
+        headers: Object.entries(SECURITY_HEADERS).map(([key, value]) => ({ key, value })),
+      },
+    ];
   },
 };
 

@@ -56,7 +56,9 @@ export default defineConfig({
       NEXT_TELEMETRY_DISABLED: "1",
       DATABASE_URL_FILE: E2E_DATABASE_URL_FILE,
       // Used only when DATABASE_URL is unset: a fresh embedded database per run.
-      EMBEDDED_DATA_DIR: process.env.EMBEDDED_DATA_DIR ?? path.join(mkdtempSync(path.join(tmpdir(), "oncepay-e2e-")), "pglite"),
+      EMBEDDED_DATA_DIR:
+        process.env.EMBEDDED_DATA_DIR ??
+        path.join(mkdtempSync(path.join(tmpdir(), "oncepay-e2e-")), "pglite"),
     },
   },
 });

@@ -22,7 +22,11 @@ export function proxy(request: NextRequest) {
   const response = NextResponse.next({ request: { headers: forwarded } });
   response.headers.set("Content-Security-Policy", policy);
   if (newSession) {
-    response.cookies.set(SESSION_COOKIE, newSession, sessionCookieOptions({ secure: requestScheme(request) === "https" }));
+    response.cookies.set(
+      SESSION_COOKIE,
+      newSession,
+      sessionCookieOptions({ secure: requestScheme(request) === "https" }),
+    );
     // A response that hands out a session must never be stored by a shared
     // cache, or every later visitor would get this shopper's account.
     response.headers.set("Cache-Control", "private, no-store");

@@ -3,7 +3,8 @@ import "./globals.css";
 
 export const metadata: Metadata = {
   title: "OncePay Coffee Supply",
-  description: "A small coffee-gear shop whose checkout charges every order exactly once, using the Idempotency-Key pattern.",
+  description:
+    "A small coffee-gear shop whose checkout charges every order exactly once, using the Idempotency-Key pattern.",
 };
 
 export const viewport: Viewport = {

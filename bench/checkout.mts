@@ -33,10 +33,18 @@ import { randomUUID } from "node:crypto";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../lib/http/headers.ts";
 import { startAppServer } from "../lib/testing/app-server.ts";
 import { deltaOf, openStats, type StatsDelta } from "./postgres-stats.ts";
-import { answers, measureStoredKeys, quantile, type Sample, type StoredKeysResult } from "./stored-keys.ts";
+import {
+  answers,
+  measureStoredKeys,
+  quantile,
+  type Sample,
+  type StoredKeysResult,
+} from "./stored-keys.ts";
 
 if (!process.env.DATABASE_URL) {
-  console.error("npm run bench needs DATABASE_URL (a PostgreSQL server): its figures come from PostgreSQL's own statistics.");
+  console.error(
+    "npm run bench needs DATABASE_URL (a PostgreSQL server): its figures come from PostgreSQL's own statistics.",
+  );
   process.exit(2);
 }
 const QUICK = process.argv.includes("--quick");
@@ -61,12 +69,16 @@ interface PhaseResult {
 
 // One client sending thousands a minute: the limiter runs on every
 // checkout, as in production, with a limit it never reaches.
-const app = await startAppServer({ env: { LOG_LEVEL: "warn", CHECKOUT_RATE_LIMIT: "100000000", DEMO_FAULTS: "on" } });
+const app = await startAppServer({
+  env: { LOG_LEVEL: "warn", CHECKOUT_RATE_LIMIT: "100000000", DEMO_FAULTS: "on" },
+});
 const stats = await openStats(app.databaseUrl);
 try {
   const { token } = await createAccount(app.baseUrl);
-  const keyless = () => timed(() => post(app.baseUrl, "/api/lab/unsafe-orders", token, null, cartBody()));
-  const firstTime = () => timed(() => post(app.baseUrl, "/api/orders", token, randomUUID(), cartBody()));
+  const keyless = () =>
+    timed(() => post(app.baseUrl, "/api/lab/unsafe-orders", token, null, cartBody()));
+  const firstTime = () =>
+    timed(() => post(app.baseUrl, "/api/orders", token, randomUUID(), cartBody()));
   const doneKey = randomUUID();
   const doneBody = cartBody();
   const replay = () => timed(() => post(app.baseUrl, "/api/orders", token, doneKey, doneBody));
@@ -97,7 +109,11 @@ try {
   ];
 
   async function requestScenario(name: string, one: () => Promise<Sample>) {
-    record(name, "concurrent", await measured(() => runConcurrently(CONCURRENT_REQUESTS, CONCURRENCY, one)));
+    record(
+      name,
+      "concurrent",
+      await measured(() => runConcurrently(CONCURRENT_REQUESTS, CONCURRENCY, one)),
+    );
     record(name, "sequential", await measured(() => runConcurrently(SEQUENTIAL_REQUESTS, 1, one)));
   }
 
@@ -108,7 +124,8 @@ try {
       await measured(async () => {
         const samples: Sample[] = [];
         const started = performance.now();
-        for (let round = 0; round < STORM_ROUNDS[size]; round += 1) samples.push(...(await stormRound(`${name}, round ${round}`, size)));
+        for (let round = 0; round < STORM_ROUNDS[size]; round += 1)
+          samples.push(...(await stormRound(`${name}, round ${round}`, size)));
         return { samples, seconds: (performance.now() - started) / 1000 };
       }),
     );
@@ -118,7 +135,11 @@ try {
   async function stormRound(name: string, size: number): Promise<Sample[]> {
     const key = randomUUID();
     const body = cartBody();
-    const answers = await Promise.all(Array.from({ length: size }, () => timed(() => post(app.baseUrl, "/api/orders", token, key, body))));
+    const answers = await Promise.all(
+      Array.from({ length: size }, () =>
+        timed(() => post(app.baseUrl, "/api/orders", token, key, body)),
+      ),
+    );
     const created = answers.filter((answer) => answer.answer === "201").length;
     if (created !== 1) throw new Error(`${name}: ${created} answers created an order, not 1`);
     return answers;
@@ -127,14 +148,18 @@ try {
   // Phases follow each other with nothing in between, so one reading ends
   // a phase and begins the next (each reading waits 11 s).
   let lastReading = await stats.read();
-  async function measured(run: () => Promise<{ samples: Sample[]; seconds: number }>): Promise<PhaseResult> {
+  async function measured(
+    run: () => Promise<{ samples: Sample[]; seconds: number }>,
+  ): Promise<PhaseResult> {
     const before = lastReading;
     const result = await run();
     lastReading = await stats.read();
     return { ...result, stats: deltaOf(before, lastReading) };
   }
 
-  console.log(`app: the built app on PostgreSQL, ${CONCURRENCY} shoppers in the concurrent phases; order A B C D E, then E D C B A`);
+  console.log(
+    `app: the built app on PostgreSQL, ${CONCURRENCY} shoppers in the concurrent phases; order A B C D E, then E D C B A`,
+  );
   for (const scenario of [...scenarios, ...[...scenarios].reverse()]) {
     process.stdout.write(`  ${scenario.name}…`);
     await scenario.run();
@@ -158,7 +183,9 @@ try {
   };
   type SliceName = keyof typeof slices;
   const inTurn: SliceName[] = ["keyless", "firstTime", "replay", "storm"];
-  const paired = Object.fromEntries(inTurn.map((name) => [name, { samples: [] as Sample[], seconds: 0 }])) as Record<SliceName, { samples: Sample[]; seconds: number }>;
+  const paired = Object.fromEntries(
+    inTurn.map((name) => [name, { samples: [] as Sample[], seconds: 0 }]),
+  ) as Record<SliceName, { samples: Sample[]; seconds: number }>;
   for (let slice = 0; slice < ALTERNATING_SLICES; slice += 1) {
     for (const name of slice % 2 === 0 ? inTurn : [...inTurn].reverse()) {
       const { samples, seconds } = await slices[name]();
@@ -174,9 +201,19 @@ try {
   process.stdout.write(" done\n");
 
   const rateOf = (name: SliceName) => paired[name].samples.length / paired[name].seconds;
-  printTable(results, idleFlushesPerSecond, { rate: { keyless: rateOf("keyless"), firstTime: rateOf("firstTime"), replay: rateOf("replay"), storm: rateOf("storm") }, oneAtATime });
+  printTable(results, idleFlushesPerSecond, {
+    rate: {
+      keyless: rateOf("keyless"),
+      firstTime: rateOf("firstTime"),
+      replay: rateOf("replay"),
+      storm: rateOf("storm"),
+    },
+    oneAtATime,
+  });
 
-  console.log(`\nstored keys: ${LARGE_TABLE.toLocaleString("en")} seeded, then the reaper deletes them under load`);
+  console.log(
+    `\nstored keys: ${LARGE_TABLE.toLocaleString("en")} seeded, then the reaper deletes them under load`,
+  );
   const scale = await measureStoredKeys(
     {
       databaseUrl: app.databaseUrl,
@@ -200,7 +237,10 @@ try {
 function printTable(
   results: Map<string, { concurrent: PhaseResult[]; sequential: PhaseResult[] }>,
   idleFlushesPerSecond: number,
-  alternating: { rate: { keyless: number; firstTime: number; replay: number; storm: number }; oneAtATime: { keyless: Sample[]; firstTime: Sample[] } },
+  alternating: {
+    rate: { keyless: number; firstTime: number; replay: number; storm: number };
+    oneAtATime: { keyless: Sample[]; firstTime: Sample[] };
+  },
 ) {
   const merged = (phases: PhaseResult[]) => ({
     samples: phases.flatMap((phase) => phase.samples),
@@ -216,15 +256,35 @@ function printTable(
       { transactions: 0, rowsWritten: 0, walBytes: 0, walFlushes: 0, seconds: 0 },
     ),
   });
-  const header = ["scenario", "requests", "req/s", "p50 ms", "p99 ms", "tx/req", "rows/req", "WAL B/req", "seq ms", "flushes/req", "answers"];
-  console.log(`\n${header[0]!.padEnd(22)}${header.slice(1, -1).map((cell) => cell.padStart(12)).join("")}  ${header.at(-1)}`);
+  const header = [
+    "scenario",
+    "requests",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "tx/req",
+    "rows/req",
+    "WAL B/req",
+    "seq ms",
+    "flushes/req",
+    "answers",
+  ];
+  console.log(
+    `\n${header[0]!.padEnd(22)}${header
+      .slice(1, -1)
+      .map((cell) => cell.padStart(12))
+      .join("")}  ${header.at(-1)}`,
+  );
   const figures = new Map<string, { rate: number; sequentialMs: number; flushes: number }>();
   for (const [name, { concurrent, sequential }] of results) {
     const load = merged(concurrent);
     const perRequest = (value: number) => (value / load.samples.length).toFixed(1);
     const seq = sequential.length > 0 ? merged(sequential) : undefined;
     const sequentialMs = seq ? quantile(seq.samples, 0.5) : Number.NaN;
-    const flushes = seq ? Math.max(0, seq.stats.walFlushes - idleFlushesPerSecond * seq.stats.seconds) / seq.samples.length : Number.NaN;
+    const flushes = seq
+      ? Math.max(0, seq.stats.walFlushes - idleFlushesPerSecond * seq.stats.seconds) /
+        seq.samples.length
+      : Number.NaN;
     const rate = load.samples.length / load.seconds;
     figures.set(name, { rate, sequentialMs, flushes });
     const cells = [
@@ -238,7 +298,9 @@ function printTable(
       Number.isNaN(sequentialMs) ? "-" : sequentialMs.toFixed(1),
       Number.isNaN(flushes) ? "-" : flushes.toFixed(2),
     ];
-    console.log(`${name.padEnd(22)}${cells.map((cell) => cell.padStart(12)).join("")}  ${answers(load.samples)}`);
+    console.log(
+      `${name.padEnd(22)}${cells.map((cell) => cell.padStart(12)).join("")}  ${answers(load.samples)}`,
+    );
   }
 
   const of = (name: string) => figures.get(name)!;
@@ -251,11 +313,16 @@ function printTable(
   console.log(
     `  keyed first-time req/s ÷ keyless, alternating: ${(rate.firstTime / rate.keyless).toFixed(2)}  [≥ 0.90]  (${rate.firstTime.toFixed(0)} ÷ ${rate.keyless.toFixed(0)} req/s; in their own phases ${(firstTime.rate / keyless.rate).toFixed(2)})`,
   );
-  const ms = { keyless: quantile(oneAtATime.keyless, 0.5), firstTime: quantile(oneAtATime.firstTime, 0.5) };
+  const ms = {
+    keyless: quantile(oneAtATime.keyless, 0.5),
+    firstTime: quantile(oneAtATime.firstTime, 0.5),
+  };
   console.log(
     `  keyed first-time ms ÷ keyless, alternating:    ${(ms.firstTime / ms.keyless).toFixed(2)}  [≤ 1.15]  (p50 ${ms.firstTime.toFixed(1)} ÷ ${ms.keyless.toFixed(1)} ms; in their own phases ${(firstTime.sequentialMs / keyless.sequentialMs).toFixed(2)})`,
   );
-  console.log(`  durable commits the key layer adds:            ${(firstTime.flushes - keyless.flushes).toFixed(2)}  [≤ 1]`);
+  console.log(
+    `  durable commits the key layer adds:            ${(firstTime.flushes - keyless.flushes).toFixed(2)}  [≤ 1]`,
+  );
   console.log(
     `  replay req/s ÷ keyless, alternating:           ${(rate.replay / rate.keyless).toFixed(2)}  [≥ 3]  (${rate.replay.toFixed(0)} ÷ ${rate.keyless.toFixed(0)} req/s; in their own phases ${(replayed.rate / keyless.rate).toFixed(2)})`,
   );
@@ -266,12 +333,22 @@ function printTable(
 
 function printScaleRatios({ small, large, reaper }: StoredKeysResult) {
   const keys = (n: number) => n.toLocaleString("en");
-  console.log(`  claim p50 at ${keys(large.keys)} keys ÷ at ~${keys(small.keys)} (before and after):  ${(large.claimP50 / small.claimP50).toFixed(2)}  [≤ 1.3]`);
-  console.log(`  replay p50 at ${keys(large.keys)} keys ÷ at ~${keys(small.keys)} (before and after): ${(large.replayP50 / small.replayP50).toFixed(2)}  [≤ 1.3]`);
-  console.log(`  first-time p99 while reaping ÷ without:                       ${(reaper.reapingP99 / reaper.quietP99).toFixed(2)}  [≤ 2]  (${reaper.answers})`);
+  console.log(
+    `  claim p50 at ${keys(large.keys)} keys ÷ at ~${keys(small.keys)} (before and after):  ${(large.claimP50 / small.claimP50).toFixed(2)}  [≤ 1.3]`,
+  );
+  console.log(
+    `  replay p50 at ${keys(large.keys)} keys ÷ at ~${keys(small.keys)} (before and after): ${(large.replayP50 / small.replayP50).toFixed(2)}  [≤ 1.3]`,
+  );
+  console.log(
+    `  first-time p99 while reaping ÷ without:                       ${(reaper.reapingP99 / reaper.quietP99).toFixed(2)}  [≤ 2]  (${reaper.answers})`,
+  );
 }
 
-async function runConcurrently(total: number, concurrency: number, one: () => Promise<Sample>): Promise<{ samples: Sample[]; seconds: number }> {
+async function runConcurrently(
+  total: number,
+  concurrency: number,
+  one: () => Promise<Sample>,
+): Promise<{ samples: Sample[]; seconds: number }> {
   const samples: Sample[] = [];
   let started = 0;
   const begin = performance.now();
@@ -291,7 +368,10 @@ async function timed(send: () => Promise<Response>): Promise<Sample> {
   const response = await send();
   await response.arrayBuffer(); // the answer counts once it has fully arrived
   const replayed = response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true";
-  return { answer: `${response.status}${replayed ? " replay" : ""}`, ms: performance.now() - started };
+  return {
+    answer: `${response.status}${replayed ? " replay" : ""}`,
+    ms: performance.now() - started,
+  };
 }
 
 async function createAccount(baseUrl: string): Promise<{ id: string; token: string }> {
@@ -310,10 +390,20 @@ function cartBody() {
   };
 }
 
-function post(baseUrl: string, path: string, token: string, key: string | null, body: unknown): Promise<Response> {
+function post(
+  baseUrl: string,
+  path: string,
+  token: string,
+  key: string | null,
+  body: unknown,
+): Promise<Response> {
   return fetch(`${baseUrl}${path}`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...(key !== null && { [IDEMPOTENCY_KEY_HEADER]: key }) },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      ...(key !== null && { [IDEMPOTENCY_KEY_HEADER]: key }),
+    },
     body: JSON.stringify(body),
   });
 }

@@ -20,15 +20,39 @@ import { cpus } from "node:os";
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
-  console.error("bench:cluster needs DATABASE_URL (a PostgreSQL server): PgBouncer cannot sit in front of the embedded database.");
+  console.error(
+    "bench:cluster needs DATABASE_URL (a PostgreSQL server): PgBouncer cannot sit in front of the embedded database.",
+  );
   process.exit(2);
 }
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 32);
 const SIZES = [1, 3, 3, 1];
 
-console.log(`${SHOPPERS} shoppers at once, new checkouts through HAProxy, ${SECONDS} s per run; CPU in % of one core (2 cores here)`);
-console.log(["instances", "checkouts", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors", "app", "postgres", "pgbouncer", "haproxy", "simulator", "load", "machine", "PG conns"].map((cell, index) => (index === 0 ? cell.padEnd(9) : cell.padStart(9))).join(" "));
+console.log(
+  `${SHOPPERS} shoppers at once, new checkouts through HAProxy, ${SECONDS} s per run; CPU in % of one core (2 cores here)`,
+);
+console.log(
+  [
+    "instances",
+    "checkouts",
+    "req/s",
+    "p50 ms",
+    "p95 ms",
+    "p99 ms",
+    "errors",
+    "app",
+    "postgres",
+    "pgbouncer",
+    "haproxy",
+    "simulator",
+    "load",
+    "machine",
+    "PG conns",
+  ]
+    .map((cell, index) => (index === 0 ? cell.padEnd(9) : cell.padStart(9)))
+    .join(" "),
+);
 for (const size of SIZES) {
   const cluster = await startCluster({
     size,
@@ -56,12 +80,16 @@ interface RunResult {
 
 async function measure(cluster: Cluster): Promise<RunResult> {
   const tokens = await Promise.all(Array.from({ length: 8 }, () => createAccount(cluster.url)));
-  const checkout = (shopper: number) => postOrder(cluster.url, tokens[shopper % tokens.length]!, randomUUID());
+  const checkout = (shopper: number) =>
+    postOrder(cluster.url, tokens[shopper % tokens.length]!, randomUUID());
   // Warm-up: compiles routes, fills every instance's pools.
   await runFor(2, SHOPPERS, checkout);
 
   const groups: ProcessGroup[] = [
-    ...cluster.instances.map((instance) => ({ name: `app:${instance.name}`, processGroup: instance.process.pid })),
+    ...cluster.instances.map((instance) => ({
+      name: `app:${instance.name}`,
+      processGroup: instance.process.pid,
+    })),
     { name: "postgres", comm: "postgres" },
     { name: "pgbouncer", processGroup: cluster.pooler.process.pid },
     { name: "haproxy", processGroup: cluster.balancer.process.pid },
@@ -77,9 +105,12 @@ async function measure(cluster: Cluster): Promise<RunResult> {
 
   const after = await cpuSecondsBy(groups);
   const machineAfter = await machineTicks();
-  const cpu = new Map([...after].map(([name, seconds]) => [name, seconds - (before.get(name) ?? 0)]));
+  const cpu = new Map(
+    [...after].map(([name, seconds]) => [name, seconds - (before.get(name) ?? 0)]),
+  );
   // The machine's busy share, in seconds of one core, over the run.
-  const machineShare = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
+  const machineShare =
+    (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
   cpu.set("machine", machineShare * cpus().length * run.seconds);
   const load = process.cpuUsage(loadBefore); // this process alone: the load generator
   cpu.set("load", (load.user + load.system) / 1e6);
@@ -94,7 +125,9 @@ function watchServerConnections(url: string): { stop(): Promise<number> } {
   const sampling = (async () => {
     await client.connect();
     while (running) {
-      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> 'oncepay-payment-simulator'`);
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> 'oncepay-payment-simulator'`,
+      );
       most = Math.max(most, rows[0]!.n);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -109,7 +142,11 @@ function watchServerConnections(url: string): { stop(): Promise<number> } {
   };
 }
 
-async function runFor(seconds: number, shoppers: number, one: (shopper: number) => Promise<Response>): Promise<{ latencies: number[]; errors: number; seconds: number }> {
+async function runFor(
+  seconds: number,
+  shoppers: number,
+  one: (shopper: number) => Promise<Response>,
+): Promise<{ latencies: number[]; errors: number; seconds: number }> {
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
@@ -134,9 +171,13 @@ async function runFor(seconds: number, shoppers: number, one: (shopper: number) 
 
 function formatRow(size: number, result: RunResult): string {
   const sorted = [...result.latencies].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  const percent = (name: string) => `${((100 * (result.cpu.get(name) ?? 0)) / result.seconds).toFixed(0)}%`;
-  const appCpu = [...result.cpu].filter(([name]) => name.startsWith("app:")).reduce((sum, [, seconds]) => sum + seconds, 0);
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+  const percent = (name: string) =>
+    `${((100 * (result.cpu.get(name) ?? 0)) / result.seconds).toFixed(0)}%`;
+  const appCpu = [...result.cpu]
+    .filter(([name]) => name.startsWith("app:"))
+    .reduce((sum, [, seconds]) => sum + seconds, 0);
   const cells = [
     String(size),
     String(result.latencies.length),
@@ -166,7 +207,17 @@ async function createAccount(baseUrl: string): Promise<string> {
 function postOrder(baseUrl: string, token: string, key: string): Promise<Response> {
   return fetch(`${baseUrl}/api/orders`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", [IDEMPOTENCY_KEY_HEADER]: key },
-    body: JSON.stringify({ cartId: `cart-${randomUUID()}`, items: [{ sku: "mug-ceramic-350", quantity: 2 }, { sku: "beans-house-250", quantity: 1 }] }),
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      [IDEMPOTENCY_KEY_HEADER]: key,
+    },
+    body: JSON.stringify({
+      cartId: `cart-${randomUUID()}`,
+      items: [
+        { sku: "mug-ceramic-350", quantity: 2 },
+        { sku: "beans-house-250", quantity: 1 },
+      ],
+    }),
   });
 }

@@ -24,7 +24,14 @@ export async function countingHttpProxy(target: string): Promise<CountingProxy> 
   const server = http.createServer((incoming, outgoing) => {
     requests += 1;
     const forwarded = http.request(
-      { host: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers: incoming.headers, agent },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+        agent,
+      },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
@@ -46,7 +53,9 @@ export async function countingHttpProxy(target: string): Promise<CountingProxy> 
  * ('Z') from the server: one per query round trip of the simple or the
  * extended protocol (after each Sync), one per connection's start-up.
  */
-export async function countingPostgresProxy(target: string): Promise<CountingProxy & { databaseUrl(fromUrl: string): string }> {
+export async function countingPostgresProxy(
+  target: string,
+): Promise<CountingProxy & { databaseUrl(fromUrl: string): string }> {
   const upstream = new URL(target);
   let readyForQuery = 0;
   const sockets = new Set<net.Socket>();

@@ -16,7 +16,10 @@ import { randomUUID } from "node:crypto";
 import { createClient } from "@redis/client";
 import { IDEMPOTENCY_KEY_HEADER } from "../lib/http/headers.ts";
 import { LAB_STRATEGIES, LAB_STRATEGY_INFO, type LabStrategy } from "../lib/lab/strategies.ts";
-import { LOCAL_SIMULATOR_SECRET_KEY, spawnPaymentSimulator } from "../lib/payments/simulator/process.ts";
+import {
+  LOCAL_SIMULATOR_SECRET_KEY,
+  spawnPaymentSimulator,
+} from "../lib/payments/simulator/process.ts";
 import { spawnService } from "../lib/process/spawn-service.ts";
 import { startAppServer } from "../lib/testing/app-server.ts";
 import { countingHttpProxy, countingPostgresProxy } from "./counting-proxies.ts";
@@ -27,17 +30,33 @@ const WARM_UP = 10;
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
-  console.error("Set DATABASE_URL to a PostgreSQL database: on the embedded PGlite every statement waits for the one before, and the figures would say little.");
+  console.error(
+    "Set DATABASE_URL to a PostgreSQL database: on the embedded PGlite every statement waits for the one before, and the figures would say little.",
+  );
   process.exit(2);
 }
 
 const postgres = await countingPostgresProxy(databaseUrl);
 // The simulator talks to the database directly: its own queries are not the app's.
-const simulator = await spawnPaymentSimulator({ databaseUrl, port: 0, apiKeys: [LOCAL_SIMULATOR_SECRET_KEY] });
+const simulator = await spawnPaymentSimulator({
+  databaseUrl,
+  port: 0,
+  apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
+});
 const provider = await countingHttpProxy(simulator.url);
-const dynalite = await spawnService({ name: "dynalite", script: "scripts/lab-dynamodb.mts", env: {}, follows: process.pid });
+const dynalite = await spawnService({
+  name: "dynalite",
+  script: "scripts/lab-dynamodb.mts",
+  env: {},
+  follows: process.pid,
+});
 const dynamodb = await countingHttpProxy(dynalite.url);
-const redisServer = await spawnService({ name: "redis-server", script: "scripts/lab-redis.mts", env: {}, follows: process.pid });
+const redisServer = await spawnService({
+  name: "redis-server",
+  script: "scripts/lab-redis.mts",
+  env: {},
+  follows: process.pid,
+});
 const redis = createClient({ url: redisServer.url });
 await redis.connect();
 
@@ -70,16 +89,25 @@ interface Tally {
 }
 
 try {
-  const account = (await (await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })).json()) as { token: string };
+  const account = (await (
+    await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })
+  ).json()) as { token: string };
   const checkout = async (strategy: LabStrategy) => {
     const info = LAB_STRATEGY_INFO[strategy];
-    const headers: Record<string, string> = { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" };
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${account.token}`,
+      "Content-Type": "application/json",
+    };
     if (info.sendsKey) headers[IDEMPOTENCY_KEY_HEADER] = randomUUID();
     const started = performance.now();
     const response = await fetch(`${app.baseUrl}${info.endpoint}`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ cartId: `cart_${randomUUID()}`, items: [{ sku: "mug-ceramic-350", quantity: 1 }], paymentMethod: "pm_card_visa" }),
+      body: JSON.stringify({
+        cartId: `cart_${randomUUID()}`,
+        items: [{ sku: "mug-ceramic-350", quantity: 1 }],
+        paymentMethod: "pm_card_visa",
+      }),
     });
     await response.text();
     return { ms: performance.now() - started, ok: response.status === 201 };
@@ -88,24 +116,39 @@ try {
   // Every route compiled, every pool and key store connected, before anything counts.
   for (const strategy of LAB_STRATEGIES) for (let i = 0; i < WARM_UP; i++) await checkout(strategy);
 
-  const tallies = new Map<LabStrategy, Tally>(LAB_STRATEGIES.map((strategy) => [strategy, { ms: [], postgres: 0, keyStore: 0, provider: 0, failures: 0 }]));
+  const tallies = new Map<LabStrategy, Tally>(
+    LAB_STRATEGIES.map((strategy) => [
+      strategy,
+      { ms: [], postgres: 0, keyStore: 0, provider: 0, failures: 0 },
+    ]),
+  );
   for (const order of [LAB_STRATEGIES, [...LAB_STRATEGIES].reverse()]) {
     for (const strategy of order) {
       const tally = tallies.get(strategy)!;
-      const before = { postgres: postgres.count(), dynamodb: dynamodb.count(), redis: await redisCommands(), provider: provider.count() };
+      const before = {
+        postgres: postgres.count(),
+        dynamodb: dynamodb.count(),
+        redis: await redisCommands(),
+        provider: provider.count(),
+      };
       for (let i = 0; i < PER_STRATEGY / 2; i++) {
         const result = await checkout(strategy);
         tally.ms.push(result.ms);
         if (!result.ok) tally.failures += 1;
       }
       tally.postgres += postgres.count() - before.postgres;
-      tally.keyStore += dynamodb.count() - before.dynamodb + ((await redisCommands()) - before.redis);
+      tally.keyStore +=
+        dynamodb.count() - before.dynamodb + ((await redisCommands()) - before.redis);
       tally.provider += provider.count() - before.provider;
     }
   }
 
-  console.log(`${PER_STRATEGY} first-time checkouts per strategy, one at a time, PostgreSQL at ${new URL(databaseUrl).host}`);
-  console.log(`${"strategy".padEnd(32)} ${"p50 ms".padStart(7)} ${"mean ms".padStart(8)} ${"PostgreSQL".padStart(10)} ${"key store".padStart(9)} ${"provider".padStart(8)}  (round trips per checkout)`);
+  console.log(
+    `${PER_STRATEGY} first-time checkouts per strategy, one at a time, PostgreSQL at ${new URL(databaseUrl).host}`,
+  );
+  console.log(
+    `${"strategy".padEnd(32)} ${"p50 ms".padStart(7)} ${"mean ms".padStart(8)} ${"PostgreSQL".padStart(10)} ${"key store".padStart(9)} ${"provider".padStart(8)}  (round trips per checkout)`,
+  );
   for (const [strategy, tally] of tallies) {
     const n = tally.ms.length;
     const sorted = [...tally.ms].sort((a, b) => a - b);
@@ -117,5 +160,12 @@ try {
 } finally {
   await app.stop();
   await redis.quit();
-  await Promise.all([simulator.stop(), dynalite.stop(), redisServer.stop(), provider.close(), dynamodb.close(), postgres.close()]);
+  await Promise.all([
+    simulator.stop(),
+    dynalite.stop(),
+    redisServer.stop(),
+    provider.close(),
+    dynamodb.close(),
+    postgres.close(),
+  ]);
 }

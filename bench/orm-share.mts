@@ -43,9 +43,18 @@ await migrate(databaseUrl);
 const pool = new pg.Pool({ connectionString: databaseUrl, max: CONCURRENCY });
 const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
 const store = new PostgresIdempotencyStore(pool, TIMINGS);
-const { rows: accountRows } = await pool.query<{ id: string }>(`INSERT INTO accounts (token_hash, kind) VALUES ($1, 'api') RETURNING id`, [randomUUID()]);
+const { rows: accountRows } = await pool.query<{ id: string }>(
+  `INSERT INTO accounts (token_hash, kind) VALUES ($1, 'api') RETURNING id`,
+  [randomUUID()],
+);
 const accountId = accountRows[0]!.id;
-const parsed = parseCheckoutRequest({ cartId: "cart-orm-share", items: [{ sku: "mug-ceramic-350", quantity: 2 }, { sku: "beans-house-250", quantity: 1 }] });
+const parsed = parseCheckoutRequest({
+  cartId: "cart-orm-share",
+  items: [
+    { sku: "mug-ceramic-350", quantity: 2 },
+    { sku: "beans-house-250", quantity: 1 },
+  ],
+});
 if (!parsed.ok) throw new Error(parsed.detail);
 const cart = parsed.body;
 
@@ -57,11 +66,20 @@ interface Phase {
   latencies: number[];
 }
 
-const checkout: Record<Variant, (key: string) => Promise<void>> = { Prisma: checkoutThroughPrisma, "plain SQL": checkoutAsTheAppDoes };
+const checkout: Record<Variant, (key: string) => Promise<void>> = {
+  Prisma: checkoutThroughPrisma,
+  "plain SQL": checkoutAsTheAppDoes,
+};
 const replayKey: Record<Variant, string> = { Prisma: randomUUID(), "plain SQL": randomUUID() };
 const replay: Record<Variant, () => Promise<void>> = {
   Prisma: async () => {
-    const rows = await prisma.$queryRawUnsafe<{ existing: { state: string } | null }[]>(LOOK_UP_OR_CLAIM, accountId, replayKey.Prisma, JSON.stringify(cart), randomUUID());
+    const rows = await prisma.$queryRawUnsafe<{ existing: { state: string } | null }[]>(
+      LOOK_UP_OR_CLAIM,
+      accountId,
+      replayKey.Prisma,
+      JSON.stringify(cart),
+      randomUUID(),
+    );
     if (rows[0]?.existing?.state !== "complete") throw new Error("expected a completed key");
   },
   "plain SQL": async () => {
@@ -120,12 +138,29 @@ const COMPLETE = `UPDATE idempotency_keys
 /** The same checkout through Prisma, as the app sent it before it moved the hot path to SQL. */
 async function checkoutThroughPrisma(key: string): Promise<void> {
   const leaseOwner = randomUUID();
-  const claimed = await prisma.$queryRawUnsafe<{ claimed_id: string | null }[]>(LOOK_UP_OR_CLAIM, accountId, key, JSON.stringify(cart), leaseOwner);
+  const claimed = await prisma.$queryRawUnsafe<{ claimed_id: string | null }[]>(
+    LOOK_UP_OR_CLAIM,
+    accountId,
+    key,
+    JSON.stringify(cart),
+    leaseOwner,
+  );
   const keyId = claimed[0]?.claimed_id;
   if (!keyId) throw new Error("a fresh key was not claimed");
   const charge = madeUpCharge();
-  if ((await prisma.$queryRawUnsafe<unknown[]>(PAYMENT_STARTED, JSON.stringify(cart), keyId, leaseOwner)).length !== 1) throw new Error("lease lost");
-  if ((await prisma.$executeRawUnsafe(CHARGED, JSON.stringify(charge), keyId, leaseOwner)) !== 1) throw new Error("lease lost");
+  if (
+    (
+      await prisma.$queryRawUnsafe<unknown[]>(
+        PAYMENT_STARTED,
+        JSON.stringify(cart),
+        keyId,
+        leaseOwner,
+      )
+    ).length !== 1
+  )
+    throw new Error("lease lost");
+  if ((await prisma.$executeRawUnsafe(CHARGED, JSON.stringify(charge), keyId, leaseOwner)) !== 1)
+    throw new Error("lease lost");
   await prisma.$transaction(async (tx) => {
     const order = await tx.order.create({
       data: {
@@ -137,7 +172,14 @@ async function checkoutThroughPrisma(key: string): Promise<void> {
         status: "paid",
         currency: cart.currency,
         totalAmount: cart.total,
-        items: { create: cart.lines.map((line) => ({ sku: line.product.sku, name: line.product.name, unitAmount: line.product.unitAmount, quantity: line.quantity })) },
+        items: {
+          create: cart.lines.map((line) => ({
+            sku: line.product.sku,
+            name: line.product.name,
+            unitAmount: line.product.unitAmount,
+            quantity: line.quantity,
+          })),
+        },
         payment: {
           create: {
             accountId,
@@ -154,20 +196,37 @@ async function checkoutThroughPrisma(key: string): Promise<void> {
       },
       include: { items: true, payment: true },
     });
-    const completed = await tx.$executeRawUnsafe(COMPLETE, JSON.stringify({ "Content-Type": "application/json" }), JSON.stringify(order), keyId, leaseOwner);
+    const completed = await tx.$executeRawUnsafe(
+      COMPLETE,
+      JSON.stringify({ "Content-Type": "application/json" }),
+      JSON.stringify(order),
+      keyId,
+      leaseOwner,
+    );
     if (completed !== 1) throw new Error("lease lost");
   });
 }
 
 function claimRequest(key: string) {
-  return { accountId, key, method: "POST", path: "/api/orders", fingerprint: FINGERPRINT, body: cart satisfies PricedCart };
+  return {
+    accountId,
+    key,
+    method: "POST",
+    path: "/api/orders",
+    fingerprint: FINGERPRINT,
+    body: cart satisfies PricedCart,
+  };
 }
 
 function madeUpCharge(): ChargeResult {
   return { status: "succeeded", providerPaymentId: `pi_${randomUUID().replaceAll("-", "")}` };
 }
 
-async function measure(total: number, concurrency: number, one: () => Promise<void>): Promise<Phase> {
+async function measure(
+  total: number,
+  concurrency: number,
+  one: () => Promise<void>,
+): Promise<Phase> {
   const latencies: number[] = [];
   let started = 0;
   const cpuBefore = process.cpuUsage();
@@ -183,12 +242,19 @@ async function measure(total: number, concurrency: number, one: () => Promise<vo
     }),
   );
   const cpu = process.cpuUsage(cpuBefore);
-  return { checkouts: total, seconds: (performance.now() - begin) / 1000, cpuMs: (cpu.user + cpu.system) / 1000, latencies };
+  return {
+    checkouts: total,
+    seconds: (performance.now() - begin) / 1000,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    latencies,
+  };
 }
 
 function printTable(results: Map<string, Phase[]>) {
   const summary = new Map<string, { rate: number; p50: number; cpuMs: number }>();
-  console.log(`\n${"phase".padEnd(36)}${["n", "per s", "p50 ms", "CPU ms each"].map((cell) => cell.padStart(12)).join("")}`);
+  console.log(
+    `\n${"phase".padEnd(36)}${["n", "per s", "p50 ms", "CPU ms each"].map((cell) => cell.padStart(12)).join("")}`,
+  );
   for (const [name, phases] of results) {
     const checkouts = phases.reduce((sum, phase) => sum + phase.checkouts, 0);
     const seconds = phases.reduce((sum, phase) => sum + phase.seconds, 0);
@@ -196,10 +262,16 @@ function printTable(results: Map<string, Phase[]>) {
     const sorted = phases.flatMap((phase) => phase.latencies).sort((a, b) => a - b);
     const p50 = sorted[Math.floor(sorted.length / 2)]!;
     summary.set(name, { rate: checkouts / seconds, p50, cpuMs });
-    console.log(`${name.padEnd(36)}${[String(checkouts), (checkouts / seconds).toFixed(0), p50.toFixed(2), cpuMs.toFixed(2)].map((cell) => cell.padStart(12)).join("")}`);
+    console.log(
+      `${name.padEnd(36)}${[String(checkouts), (checkouts / seconds).toFixed(0), p50.toFixed(2), cpuMs.toFixed(2)].map((cell) => cell.padStart(12)).join("")}`,
+    );
   }
   console.log("\nPrisma ÷ plain SQL (the ORM's cost; over 1.5 means move the hot path to SQL)");
-  for (const phase of ["checkout, sequential", `checkout, ${CONCURRENCY} at once`, "replay, sequential"]) {
+  for (const phase of [
+    "checkout, sequential",
+    `checkout, ${CONCURRENCY} at once`,
+    "replay, sequential",
+  ]) {
     const prismaFigures = summary.get(`Prisma ${phase}`)!;
     const raw = summary.get(`plain SQL ${phase}`)!;
     console.log(
@@ -215,11 +287,18 @@ try {
     await checkout[variant](replayKey[variant]);
   }
   const results = new Map<string, Phase[]>();
-  const add = (name: string, phase: Phase) => results.set(name, [...(results.get(name) ?? []), phase]);
+  const add = (name: string, phase: Phase) =>
+    results.set(name, [...(results.get(name) ?? []), phase]);
   for (const variant of ["Prisma", "plain SQL", "plain SQL", "Prisma"] as const) {
     process.stdout.write(`  ${variant}…`);
-    add(`${variant} checkout, sequential`, await measure(SEQUENTIAL, 1, () => checkout[variant](randomUUID())));
-    add(`${variant} checkout, ${CONCURRENCY} at once`, await measure(CONCURRENT, CONCURRENCY, () => checkout[variant](randomUUID())));
+    add(
+      `${variant} checkout, sequential`,
+      await measure(SEQUENTIAL, 1, () => checkout[variant](randomUUID())),
+    );
+    add(
+      `${variant} checkout, ${CONCURRENCY} at once`,
+      await measure(CONCURRENT, CONCURRENCY, () => checkout[variant](randomUUID())),
+    );
     add(`${variant} replay, sequential`, await measure(SEQUENTIAL, 1, replay[variant]));
     process.stdout.write(" done\n");
   }

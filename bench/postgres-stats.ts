@@ -33,13 +33,23 @@ export interface StatsDelta {
 // PGSTAT_IDLE_INTERVAL (10 s) and a margin.
 const STATS_SETTLE_MS = 11_000;
 
-export async function openStats(databaseUrl: string): Promise<{ read(): Promise<StatsReading>; close(): Promise<void> }> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: "oncepay-bench-stats" });
+export async function openStats(
+  databaseUrl: string,
+): Promise<{ read(): Promise<StatsReading>; close(): Promise<void> }> {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    application_name: "oncepay-bench-stats",
+  });
   await client.connect();
   return {
     async read() {
       await delay(STATS_SETTLE_MS);
-      const { rows } = await client.query<{ transactions: string; rows_written: string; wal_lsn: string; wal_sync: string }>(
+      const { rows } = await client.query<{
+        transactions: string;
+        rows_written: string;
+        wal_lsn: string;
+        wal_sync: string;
+      }>(
         `SELECT d.xact_commit + d.xact_rollback AS transactions,
                 d.tup_inserted + d.tup_updated + d.tup_deleted AS rows_written,
                 pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS wal_lsn,
@@ -48,7 +58,13 @@ export async function openStats(databaseUrl: string): Promise<{ read(): Promise<
           WHERE d.datname = current_database()`,
       );
       const row = rows[0]!;
-      return { transactions: Number(row.transactions), rowsWritten: Number(row.rows_written), walBytes: BigInt(row.wal_lsn.split(".")[0]!), walFlushes: Number(row.wal_sync), at: performance.now() };
+      return {
+        transactions: Number(row.transactions),
+        rowsWritten: Number(row.rows_written),
+        walBytes: BigInt(row.wal_lsn.split(".")[0]!),
+        walFlushes: Number(row.wal_sync),
+        at: performance.now(),
+      };
     },
     close: () => client.end(),
   };

@@ -27,7 +27,13 @@ export async function processStats(): Promise<ProcessStat[]> {
     const comm = text.slice(text.indexOf("(") + 1, close);
     const fields = text.slice(close + 2).split(" ");
     // After comm: state(0) ppid(1) pgrp(2) … utime(11) stime(12).
-    stats.push({ pid: Number(entry), parent: Number(fields[1]), comm, processGroup: Number(fields[2]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND });
+    stats.push({
+      pid: Number(entry),
+      parent: Number(fields[1]),
+      comm,
+      processGroup: Number(fields[2]),
+      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+    });
   }
   return stats;
 }
@@ -37,14 +43,19 @@ export async function processStats(): Promise<ProcessStat[]> {
  * script in a child of its own), a process group (a cluster part), or every
  * process of a command (PostgreSQL's backends).
  */
-export type ProcessGroup = { name: string; tree: number } | { name: string; processGroup: number } | { name: string; comm: string };
+export type ProcessGroup =
+  | { name: string; tree: number }
+  | { name: string; processGroup: number }
+  | { name: string; comm: string };
 
 export async function cpuSecondsBy(groups: readonly ProcessGroup[]): Promise<Map<string, number>> {
   const stats = await processStats();
   return new Map(
     groups.map((group) => [
       group.name,
-      stats.filter((stat) => belongs(stat, group, stats)).reduce((sum, stat) => sum + stat.cpuSeconds, 0),
+      stats
+        .filter((stat) => belongs(stat, group, stats))
+        .reduce((sum, stat) => sum + stat.cpuSeconds, 0),
     ]),
   );
 }
@@ -67,7 +78,12 @@ function descendsFrom(stat: ProcessStat, root: number, all: readonly ProcessStat
 /** How busy the whole machine was between two readings, in % of one core. */
 export async function machineTicks(): Promise<{ busy: number; total: number }> {
   // The first line of /proc/stat: user nice system idle iowait irq softirq steal …
-  const fields = (await readFile("/proc/stat", "utf8")).split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const fields = (await readFile("/proc/stat", "utf8"))
+    .split("\n", 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
   const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
   return { busy: total - idle, total };

@@ -19,11 +19,15 @@ if (!Number.isFinite(minutes) || minutes <= 0) {
   process.exit(2);
 }
 if (!process.env.DATABASE_URL) {
-  console.warn("[soak] DATABASE_URL is not set: running on the embedded PGlite, which runs one statement at a time; the figures will say little about PostgreSQL.");
+  console.warn(
+    "[soak] DATABASE_URL is not set: running on the embedded PGlite, which runs one statement at a time; the figures will say little about PostgreSQL.",
+  );
 }
 
 const app = await startSoakApp();
-console.log(`[soak] ${minutes} min against ${app.baseUrl} (${app.realPostgres ? "PostgreSQL" : "PGlite"}), 8 shoppers at once`);
+console.log(
+  `[soak] ${minutes} min against ${app.baseUrl} (${app.realPostgres ? "PostgreSQL" : "PGlite"}), 8 shoppers at once`,
+);
 console.log(WINDOW_HEADER);
 try {
   const result = await runSoak(

@@ -26,7 +26,11 @@ export interface StoredKeysInput {
   seedAccountId: string;
   firstTime(): Promise<Sample>;
   replay(): Promise<Sample>;
-  runConcurrently(total: number, concurrency: number, one: () => Promise<Sample>): Promise<{ samples: Sample[]; seconds: number }>;
+  runConcurrently(
+    total: number,
+    concurrency: number,
+    one: () => Promise<Sample>,
+  ): Promise<{ samples: Sample[]; seconds: number }>;
   sequentialRequests: number;
   concurrentRequests: number;
   concurrency: number;
@@ -36,30 +40,51 @@ export interface StoredKeysInput {
 export interface StoredKeysResult {
   small: { keys: number; claimP50: number; replayP50: number };
   large: { keys: number; claimP50: number; replayP50: number };
-  reaper: { quietP99: number; reapingP99: number; deleted: number; reapSeconds: number; answers: string };
+  reaper: {
+    quietP99: number;
+    reapingP99: number;
+    deleted: number;
+    reapSeconds: number;
+    answers: string;
+  };
 }
 
 const SMALL_TABLE = 10_000;
 const REAPER_BATCH_SIZE = 1000;
 
-export async function measureStoredKeys(input: StoredKeysInput, progress: (line: string) => void): Promise<StoredKeysResult> {
+export async function measureStoredKeys(
+  input: StoredKeysInput,
+  progress: (line: string) => void,
+): Promise<StoredKeysResult> {
   process.env.LOG_LEVEL ??= "warn"; // the reaper logs each run; the benchmark prints its own lines
   const pool = new pg.Pool({ connectionString: input.databaseUrl, max: 2 });
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: input.databaseUrl, max: 2 }) });
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg({ connectionString: input.databaseUrl, max: 2 }),
+  });
   try {
     const latencyNow = async () => {
       const stored = await keyCount(pool);
       const claims = await input.runConcurrently(input.sequentialRequests, 1, input.firstTime);
       const replays = await input.runConcurrently(input.sequentialRequests, 1, input.replay);
-      progress(`${stored.toLocaleString("en")} keys stored: claim p50 ${quantile(claims.samples, 0.5).toFixed(1)} ms, replay p50 ${quantile(replays.samples, 0.5).toFixed(1)} ms`);
-      return { keys: stored, claimP50: quantile(claims.samples, 0.5), replayP50: quantile(replays.samples, 0.5) };
+      progress(
+        `${stored.toLocaleString("en")} keys stored: claim p50 ${quantile(claims.samples, 0.5).toFixed(1)} ms, replay p50 ${quantile(replays.samples, 0.5).toFixed(1)} ms`,
+      );
+      return {
+        keys: stored,
+        claimP50: quantile(claims.samples, 0.5),
+        replayP50: quantile(replays.samples, 0.5),
+      };
     };
     await seedUpTo(pool, input.seedAccountId, SMALL_TABLE);
     const smallBefore = await latencyNow();
     await seedUpTo(pool, input.seedAccountId, input.largeTable);
     const large = await latencyNow();
 
-    const quiet = await input.runConcurrently(input.concurrentRequests, input.concurrency, input.firstTime);
+    const quiet = await input.runConcurrently(
+      input.concurrentRequests,
+      input.concurrency,
+      input.firstTime,
+    );
     progress(`first-time checkouts, no reaper: p99 ${quantile(quiet.samples, 0.99).toFixed(1)} ms`);
     // The shoppers keep checking out for exactly as long as the reaper runs.
     let reaping = true;
@@ -80,7 +105,9 @@ export async function measureStoredKeys(input: StoredKeysInput, progress: (line:
     }
     const reaped = { deleted, seconds: (performance.now() - reaperStarted) / 1000 };
     await Promise.all(shoppers);
-    progress(`first-time checkouts while the reaper deleted ${reaped.deleted.toLocaleString("en")} keys in ${reaped.seconds.toFixed(0)} s: p99 ${quantile(samples, 0.99).toFixed(1)} ms`);
+    progress(
+      `first-time checkouts while the reaper deleted ${reaped.deleted.toLocaleString("en")} keys in ${reaped.seconds.toFixed(0)} s: p99 ${quantile(samples, 0.99).toFixed(1)} ms`,
+    );
     // Autovacuum's work after the reaper's, done now.
     await pool.query("VACUUM ANALYZE idempotency_keys");
     const smallAfter = await latencyNow();
@@ -91,7 +118,13 @@ export async function measureStoredKeys(input: StoredKeysInput, progress: (line:
         replayP50: (smallBefore.replayP50 + smallAfter.replayP50) / 2,
       },
       large,
-      reaper: { quietP99: quantile(quiet.samples, 0.99), reapingP99: quantile(samples, 0.99), deleted: reaped.deleted, reapSeconds: reaped.seconds, answers: answers(samples) },
+      reaper: {
+        quietP99: quantile(quiet.samples, 0.99),
+        reapingP99: quantile(samples, 0.99),
+        deleted: reaped.deleted,
+        reapSeconds: reaped.seconds,
+        answers: answers(samples),
+      },
     };
   } finally {
     await prisma.$disconnect();
@@ -132,5 +165,8 @@ export function quantile(samples: Sample[], q: number): number {
 export function answers(samples: Sample[]): string {
   const byAnswer = new Map<string, number>();
   for (const sample of samples) byAnswer.set(sample.answer, (byAnswer.get(sample.answer) ?? 0) + 1);
-  return [...byAnswer].sort(([a], [b]) => a.localeCompare(b)).map(([answer, n]) => `${n}×${answer}`).join(", ");
+  return [...byAnswer]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([answer, n]) => `${n}×${answer}`)
+    .join(", ");
 }

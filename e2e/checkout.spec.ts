@@ -1,9 +1,18 @@
 import { expect, test } from "@playwright/test";
-import { accountIdOf, closeDatabase, idempotencyKeysOf, ordersOf, paymentsOf } from "@/lib/testing/e2e/database";
+import {
+  accountIdOf,
+  closeDatabase,
+  idempotencyKeysOf,
+  ordersOf,
+  paymentsOf,
+} from "@/lib/testing/e2e/database";
 
 test.afterAll(closeDatabase);
 
-test("a shopper fills a cart, clicks Pay and sees the paid order, which is in the database once", async ({ page, context }, testInfo) => {
+test("a shopper fills a cart, clicks Pay and sees the paid order, which is in the database once", async ({
+  page,
+  context,
+}, testInfo) => {
   await page.goto("/");
   await page.getByRole("button", { name: "Add Stoneware Mug to cart" }).click();
   await page.getByRole("button", { name: "Add Gooseneck Kettle to cart" }).click();
@@ -27,7 +36,8 @@ test("a shopper fills a cart, clicks Pay and sees the paid order, which is in th
 test("a real double-click on Pay makes one order", async ({ page, context }, testInfo) => {
   const orderRequests: string[] = [];
   page.on("request", (request) => {
-    if (request.method() === "POST" && request.url().endsWith("/api/orders")) orderRequests.push(request.headers()["idempotency-key"] ?? "");
+    if (request.method() === "POST" && request.url().endsWith("/api/orders"))
+      orderRequests.push(request.headers()["idempotency-key"] ?? "");
   });
 
   await page.goto("/");
@@ -45,10 +55,14 @@ test("a real double-click on Pay makes one order", async ({ page, context }, tes
   await page.screenshot({ path: testInfo.outputPath("double-click.png"), fullPage: true });
 });
 
-test("a declined card shows why, keeps the cart, and a second card pays once, under a new key", async ({ page, context }, testInfo) => {
+test("a declined card shows why, keeps the cart, and a second card pays once, under a new key", async ({
+  page,
+  context,
+}, testInfo) => {
   const keys: (string | null)[] = [];
   page.on("request", (request) => {
-    if (request.method() === "POST" && request.url().endsWith("/api/orders")) keys.push(request.headers()["idempotency-key"] ?? null);
+    if (request.method() === "POST" && request.url().endsWith("/api/orders"))
+      keys.push(request.headers()["idempotency-key"] ?? null);
   });
   await page.goto("/");
   await page.getByRole("button", { name: "Add Paper Filters to cart" }).click();

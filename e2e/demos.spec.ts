@@ -1,5 +1,13 @@
 import { expect, test, type Page, type Request } from "@playwright/test";
-import { accountIdOf, closeDatabase, demoFaultsOf, idempotencyKeysOf, keyStateOf, ordersOf, paymentsOf } from "@/lib/testing/e2e/database";
+import {
+  accountIdOf,
+  closeDatabase,
+  demoFaultsOf,
+  idempotencyKeysOf,
+  keyStateOf,
+  ordersOf,
+  paymentsOf,
+} from "@/lib/testing/e2e/database";
 
 /**
  * The demo lab, scenario by scenario, the way a person runs it: arm a
@@ -48,7 +56,10 @@ async function answers(sent: SentPayment[]) {
       if ((await settled) === "failed") return null;
       const response = await request.response();
       if (!response) return null;
-      return { status: response.status(), replayed: (await response.allHeaders())["idempotent-replayed"] === "true" };
+      return {
+        status: response.status(),
+        replayed: (await response.allHeaders())["idempotent-replayed"] === "true",
+      };
     }),
   );
 }
@@ -81,7 +92,9 @@ async function recordStatusTexts(page: Page) {
 }
 
 async function statusTexts(page: Page): Promise<string[]> {
-  return page.evaluate(() => (window as unknown as { __oncepayStatusTexts: string[] }).__oncepayStatusTexts);
+  return page.evaluate(
+    () => (window as unknown as { __oncepayStatusTexts: string[] }).__oncepayStatusTexts,
+  );
 }
 
 async function arm(page: Page, scenario: string) {
@@ -91,7 +104,9 @@ async function arm(page: Page, scenario: string) {
 
 /** The panel disarms a scenario (and switches its faults off) once every run of the payment has finished. */
 async function expectScenarioFinished(page: Page, scenario: string) {
-  await expect(page.getByTestId("demo-status")).toContainText(`${scenario} finished`, { timeout: 30_000 });
+  await expect(page.getByTestId("demo-status")).toContainText(`${scenario} finished`, {
+    timeout: 30_000,
+  });
 }
 
 /** Full-page screenshot from the top, so the sticky cart column sits where a reader expects it. */
@@ -105,12 +120,22 @@ async function paidOrderId(page: Page): Promise<string> {
   return (await page.getByTestId("order-id").textContent())?.trim() ?? "";
 }
 
-test("demo: double-click sends two overlapping requests with one key, and the server makes one order", async ({ page, context }, testInfo) => {
+test("demo: double-click sends two overlapping requests with one key, and the server makes one order", async ({
+  page,
+  context,
+}, testInfo) => {
   const sent = recordPayments(page, "/api/orders");
   // Event order as the browser reports it: did the second request leave before the first answer came back?
   const events: string[] = [];
-  page.on("request", (r) => r.method() === "POST" && r.url().endsWith("/api/orders") && events.push("sent"));
-  page.on("response", (r) => r.request().method() === "POST" && r.url().endsWith("/api/orders") && events.push("answered"));
+  page.on(
+    "request",
+    (r) => r.method() === "POST" && r.url().endsWith("/api/orders") && events.push("sent"),
+  );
+  page.on(
+    "response",
+    (r) =>
+      r.request().method() === "POST" && r.url().endsWith("/api/orders") && events.push("answered"),
+  );
 
   await page.goto("/");
   await arm(page, "Double-click");
@@ -138,17 +163,24 @@ test("demo: double-click sends two overlapping requests with one key, and the se
   expect(rows).toHaveLength(sent.length);
   expect(rows.every((row) => row.state === "done")).toBe(true);
   await expect(page.getByTestId("timeline-key")).toHaveText(key!);
-  await expect(page.getByTestId("attempts-summary")).toHaveText(`${sent.length} attempts, 1 key, 1 order`);
+  await expect(page.getByTestId("attempts-summary")).toHaveText(
+    `${sent.length} attempts, 1 key, 1 order`,
+  );
 
   const accountId = await accountIdOf(context);
   expect(await ordersOf(accountId)).toEqual([{ id: orderId, total_amount: 1450 }]);
   expect(await paymentsOf(accountId)).toEqual([{ status: "succeeded", amount: 1450 }]);
-  expect(await idempotencyKeysOf(accountId)).toEqual([{ key, response_status: 201, order_id: orderId }]);
+  expect(await idempotencyKeysOf(accountId)).toEqual([
+    { key, response_status: 201, order_id: orderId },
+  ]);
 
   await screenshot(page, testInfo.outputPath("double-click.png"));
 });
 
-test("demo: slow network times out the first attempt, the retry gets 409, a later retry the replay", async ({ page, context }, testInfo) => {
+test("demo: slow network times out the first attempt, the retry gets 409, a later retry the replay", async ({
+  page,
+  context,
+}, testInfo) => {
   test.setTimeout(90_000);
   const sent = recordPayments(page, "/api/orders");
   await recordStatusTexts(page);
@@ -161,21 +193,30 @@ test("demo: slow network times out the first attempt, the retry gets 409, a late
 
   // A slow link on top of the slow server: every request and answer takes its time.
   const cdp = await context.newCDPSession(page);
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 400, downloadThroughput: 50 * 1024, uploadThroughput: 50 * 1024 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 400,
+    downloadThroughput: 50 * 1024,
+    uploadThroughput: 50 * 1024,
+  });
 
   await page.getByRole("button", { name: /^Pay/ }).click();
   await expect(page.getByTestId("checkout-status")).toHaveText("Paying…");
 
   const orderId = await paidOrderId(page);
   await expectScenarioFinished(page, "Slow network");
-  await expect(page.getByTestId("checkout-status")).toHaveText("Paid (replayed: the stored result of this key, no second charge)");
+  await expect(page.getByTestId("checkout-status")).toHaveText(
+    "Paid (replayed: the stored result of this key, no second charge)",
+  );
   // The 6 s attempt timeout fired while the server still held the payment (8 s),
   // and the status said so. The retry's own status lasts only as long as its
   // request, so the test reads the recorded history rather than racing it.
   const said = await statusTexts(page);
   expect(said[0]).toBe("Paying…");
   expect(said).toContainEqual(expect.stringMatching(/^Retrying \(2 of 12\)/));
-  expect(said.findIndex((text) => text.startsWith("Retrying (2 of 12)"))).toBeLessThan(said.findIndex((text) => text.startsWith("Paid")));
+  expect(said.findIndex((text) => text.startsWith("Retrying (2 of 12)"))).toBeLessThan(
+    said.findIndex((text) => text.startsWith("Paid")),
+  );
 
   const rows = await timeline(page);
   expect(rows[0]).toEqual({ state: "done", status: "timeout", replayed: false });
@@ -186,20 +227,32 @@ test("demo: slow network times out the first attempt, the retry gets 409, a late
   expect(sent).toHaveLength(rows.length);
   const key = sent[0]?.key;
   expect(sent.every((s) => s.key === key)).toBe(true);
-  await expect(page.getByTestId("attempts-summary")).toHaveText(`${rows.length} attempts, 1 key, 1 order`);
+  await expect(page.getByTestId("attempts-summary")).toHaveText(
+    `${rows.length} attempts, 1 key, 1 order`,
+  );
 
   const accountId = await accountIdOf(context);
   expect(await ordersOf(accountId)).toEqual([{ id: orderId, total_amount: 1800 }]);
   expect(await paymentsOf(accountId)).toEqual([{ status: "succeeded", amount: 1800 }]);
-  expect(await idempotencyKeysOf(accountId)).toEqual([{ key, response_status: 201, order_id: orderId }]);
+  expect(await idempotencyKeysOf(accountId)).toEqual([
+    { key, response_status: 201, order_id: orderId },
+  ]);
   // The scenario switched its fault off when the payment settled.
   expect(await demoFaultsOf(accountId)).toEqual({ networkDelayMs: 0, loseResponse: false });
 
-  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
   await screenshot(page, testInfo.outputPath("slow-network.png"));
 });
 
-test("demo: lost response is retried with the same key and answered with the stored result", async ({ page, context }, testInfo) => {
+test("demo: lost response is retried with the same key and answered with the stored result", async ({
+  page,
+  context,
+}, testInfo) => {
   const sent = recordPayments(page, "/api/orders");
 
   await page.goto("/");
@@ -225,13 +278,18 @@ test("demo: lost response is retried with the same key and answered with the sto
   const accountId = await accountIdOf(context);
   expect(await ordersOf(accountId)).toEqual([{ id: orderId, total_amount: 5900 }]);
   expect(await paymentsOf(accountId)).toEqual([{ status: "succeeded", amount: 5900 }]);
-  expect(await idempotencyKeysOf(accountId)).toEqual([{ key: sent[0]?.key, response_status: 201, order_id: orderId }]);
+  expect(await idempotencyKeysOf(accountId)).toEqual([
+    { key: sent[0]?.key, response_status: 201, order_id: orderId },
+  ]);
   expect(await demoFaultsOf(accountId)).toEqual({ networkDelayMs: 0, loseResponse: false });
 
   await screenshot(page, testInfo.outputPath("lost-response.png"));
 });
 
-test("demo: reloading mid-payment resumes the same key from sessionStorage and makes one order", async ({ page, context }, testInfo) => {
+test("demo: reloading mid-payment resumes the same key from sessionStorage and makes one order", async ({
+  page,
+  context,
+}, testInfo) => {
   const sent = recordPayments(page, "/api/orders");
   await recordStatusTexts(page);
 
@@ -243,19 +301,28 @@ test("demo: reloading mid-payment resumes the same key from sessionStorage and m
   // The server holds the first attempt for 5 s; reload while it does.
   await expect.poll(() => sent.length).toBe(1);
   const keyBeforeReload = await page.evaluate(() =>
-    Object.entries(sessionStorage).filter(([name]) => name.startsWith("oncepay.intent.")).map(([, value]) => JSON.parse(value).idempotencyKey),
+    Object.entries(sessionStorage)
+      .filter(([name]) => name.startsWith("oncepay.intent."))
+      .map(([, value]) => JSON.parse(value).idempotencyKey),
   );
   expect(keyBeforeReload).toEqual([sent[0]?.key]);
   // Reload only once the server has claimed the key and is holding the payment.
   const accountId = await accountIdOf(context);
-  await expect.poll(() => keyStateOf(accountId, sent[0]!.key!)).toEqual({ state: "in_flight", response_status: null });
-  await Promise.all([page.waitForEvent("load"), page.getByRole("button", { name: "Reload the page now" }).click()]);
+  await expect
+    .poll(() => keyStateOf(accountId, sent[0]!.key!))
+    .toEqual({ state: "in_flight", response_status: null });
+  await Promise.all([
+    page.waitForEvent("load"),
+    page.getByRole("button", { name: "Reload the page now" }).click(),
+  ]);
 
   // The new page finds the intent and resends it: the cart is back, the key is the same.
   const orderId = await paidOrderId(page);
   await expectScenarioFinished(page, "Reload mid-payment");
   // The status said so while the resumed attempt was on the wire.
-  expect(await statusTexts(page)).toContainEqual(expect.stringMatching(/^Resuming the payment interrupted by the reload, with the same key…$/));
+  expect(await statusTexts(page)).toContainEqual(
+    expect.stringMatching(/^Resuming the payment interrupted by the reload, with the same key…$/),
+  );
 
   expect(sent.length).toBeGreaterThanOrEqual(2);
   const key = sent[0]?.key;
@@ -270,22 +337,35 @@ test("demo: reloading mid-payment resumes the same key from sessionStorage and m
 
   const rows = await timeline(page);
   expect(rows[0]).toEqual({ state: "interrupted", status: "", replayed: false });
-  expect(rows.slice(1, -1)).toEqual(rows.slice(1, -1).map(() => ({ state: "done", status: "409", replayed: false })));
+  expect(rows.slice(1, -1)).toEqual(
+    rows.slice(1, -1).map(() => ({ state: "done", status: "409", replayed: false })),
+  );
   expect(rows.at(-1)).toEqual({ state: "done", status: "201", replayed: true });
   expect(rows).toHaveLength(sent.length);
-  await expect(page.getByTestId("attempts-summary")).toHaveText(`${sent.length} attempts, 1 key, 1 order`);
+  await expect(page.getByTestId("attempts-summary")).toHaveText(
+    `${sent.length} attempts, 1 key, 1 order`,
+  );
   // The intent ended with the payment: nothing is left to resume.
-  expect(await page.evaluate(() => Object.keys(sessionStorage).filter((name) => name.startsWith("oncepay.intent.")))).toEqual([]);
+  expect(
+    await page.evaluate(() =>
+      Object.keys(sessionStorage).filter((name) => name.startsWith("oncepay.intent.")),
+    ),
+  ).toEqual([]);
 
   expect(await ordersOf(accountId)).toEqual([{ id: orderId, total_amount: 2600 }]);
   expect(await paymentsOf(accountId)).toEqual([{ status: "succeeded", amount: 2600 }]);
-  expect(await idempotencyKeysOf(accountId)).toEqual([{ key, response_status: 201, order_id: orderId }]);
+  expect(await idempotencyKeysOf(accountId)).toEqual([
+    { key, response_status: 201, order_id: orderId },
+  ]);
   expect(await demoFaultsOf(accountId)).toEqual({ networkDelayMs: 0, loseResponse: false });
 
   await screenshot(page, testInfo.outputPath("reload-mid-payment.png"));
 });
 
-test("demo: without a key (the broken strategy) the lost response's retry charges a second time", async ({ page, context }, testInfo) => {
+test("demo: without a key (the broken strategy) the lost response's retry charges a second time", async ({
+  page,
+  context,
+}, testInfo) => {
   const unsafe = recordPayments(page, "/api/lab/unsafe-orders");
   const real = recordPayments(page, "/api/orders");
 
@@ -297,7 +377,9 @@ test("demo: without a key (the broken strategy) the lost response's retry charge
   const orderId = await paidOrderId(page);
   await expectScenarioFinished(page, "No key (broken)");
   await expect(page.getByTestId("duplicate-warning")).toBeVisible();
-  await expect(page.getByTestId("timeline-key")).toHaveText("No Idempotency-Key sent (broken strategy)");
+  await expect(page.getByTestId("timeline-key")).toHaveText(
+    "No Idempotency-Key sent (broken strategy)",
+  );
 
   // Only the lab endpoint was used, never the real one, and no request carried a key.
   expect(real).toEqual([]);
@@ -323,7 +405,9 @@ test("demo: without a key (the broken strategy) the lost response's retry charge
   await screenshot(page, testInfo.outputPath("no-key.png"));
 });
 
-test("demo panel: without demo faults on the server, the server-side scenarios say they are unavailable", async ({ page }) => {
+test("demo panel: without demo faults on the server, the server-side scenarios say they are unavailable", async ({
+  page,
+}) => {
   // Stand in for a server started without DEMO_FAULTS=on (the test server has it on).
   await page.route("**/api/demo/settings", (route) =>
     route.fulfill({ json: { faultsEnabled: false, networkDelayMs: 0, loseResponse: false } }),
@@ -331,7 +415,12 @@ test("demo panel: without demo faults on the server, the server-side scenarios s
   await page.goto("/");
 
   await expect(page.getByTestId("demo-unavailable")).toContainText("DEMO_FAULTS");
-  for (const scenario of ["Slow network", "Lost response", "Reload mid-payment", "No key (broken)"]) {
+  for (const scenario of [
+    "Slow network",
+    "Lost response",
+    "Reload mid-payment",
+    "No key (broken)",
+  ]) {
     await expect(page.getByRole("radio", { name: scenario, exact: true })).toBeDisabled();
   }
   await expect(page.getByRole("radio", { name: "Double-click", exact: true })).toBeEnabled();

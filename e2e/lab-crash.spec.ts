@@ -12,7 +12,9 @@ import { recorded } from "./lab-page";
  */
 test.afterAll(closeDatabase);
 
-test("lab: a crash after the charge, for every strategy: only OncePay's books agree", async ({ page }, testInfo) => {
+test("lab: a crash after the charge, for every strategy: only OncePay's books agree", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(150_000);
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto("/lab");
@@ -34,19 +36,42 @@ test("lab: a crash after the charge, for every strategy: only OncePay's books ag
     };
     const stormId = (await row.getAttribute("data-storm-id"))!;
     const inDatabase = await recorded(stormId);
-    expect({ orders: inDatabase.orders, charges: inDatabase.charges }, strategy).toEqual({ orders: shown.orders, charges: shown.charges });
+    expect({ orders: inDatabase.orders, charges: inDatabase.charges }, strategy).toEqual({
+      orders: shown.orders,
+      charges: shown.charges,
+    });
 
     const kind = LAB_STRATEGY_INFO[strategy].kind;
     if (kind === "real") {
       // After the lease, a retry finishes the order, or the recovery worker (every 10 s here) got there first and the retry gets its replay.
       expect(["201", "201 replayed"]).toContain(shown.final);
-      expect(shown, strategy).toMatchObject({ first: "500", atOnce: "409", orders: 1, charges: 1, agree: "true" });
+      expect(shown, strategy).toMatchObject({
+        first: "500",
+        atOnce: "409",
+        orders: 1,
+        charges: 1,
+        agree: "true",
+      });
       expect(shown.inProgressMs).toBeGreaterThanOrEqual(28_000);
     } else if (kind === "copied") {
-      expect(shown, strategy).toMatchObject({ first: "network error", atOnce: "409", final: "201", orders: 1, charges: 2, agree: "false" });
+      expect(shown, strategy).toMatchObject({
+        first: "network error",
+        atOnce: "409",
+        final: "201",
+        orders: 1,
+        charges: 2,
+        agree: "false",
+      });
       expect(shown.inProgressMs).toBeGreaterThanOrEqual(18_000);
     } else {
-      expect(shown, strategy).toMatchObject({ first: "network error", atOnce: "201", final: "201", orders: 1, charges: 2, agree: "false" });
+      expect(shown, strategy).toMatchObject({
+        first: "network error",
+        atOnce: "201",
+        final: "201",
+        orders: 1,
+        charges: 2,
+        agree: "false",
+      });
     }
   }
 

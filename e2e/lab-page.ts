@@ -6,7 +6,10 @@ import { keyRow, labStorm, ordersForCart, providerIntents } from "@/lib/testing/
 
 /** Picks the lab's storm size as a person does: by clicking its pill (the radio inside is visually hidden). */
 export async function chooseStormSize(page: Page, size: number) {
-  await page.getByRole("group", { name: "Requests per storm" }).getByText(String(size), { exact: true }).click();
+  await page
+    .getByRole("group", { name: "Requests per storm" })
+    .getByText(String(size), { exact: true })
+    .click();
   await expect(page.getByRole("radio", { name: String(size), exact: true })).toBeChecked();
 }
 
@@ -20,7 +23,12 @@ export async function recorded(stormId: string) {
     metadata = { [PROVIDER_KEY_METADATA]: paymentProviderKey(storm.account_id, key!.id) };
   }
   const charges = await providerIntents({ metadata });
-  return { orders: await ordersForCart(storm.account_id, storm.cart_id), charges: charges.succeeded, money: dollars(charges.amountCharged) };
+  return {
+    orders: await ordersForCart(storm.account_id, storm.cart_id),
+    charges: charges.succeeded,
+    money: dollars(charges.amountCharged),
+  };
 }
 
-export const dollars = (cents: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(cents / 100);
+export const dollars = (cents: number) =>
+  new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(cents / 100);

@@ -31,9 +31,17 @@ async function fireStorm(page: Page, strategy: LabStrategy, size = STORM): Promi
   await row.getByTestId(`lab-run-${strategy}`).click();
   // The row takes the new storm's id only once the server's report is in.
   await expect(row).not.toHaveAttribute("data-storm-id", before, { timeout: 30_000 });
-  const statuses = await row.getByTestId("lab-statuses").locator("[data-status]").evaluateAll((chips) =>
-    Object.fromEntries(chips.map((chip) => [chip.getAttribute("data-status")!, Number(chip.getAttribute("data-count"))])),
-  );
+  const statuses = await row
+    .getByTestId("lab-statuses")
+    .locator("[data-status]")
+    .evaluateAll((chips) =>
+      Object.fromEntries(
+        chips.map((chip) => [
+          chip.getAttribute("data-status")!,
+          Number(chip.getAttribute("data-count")),
+        ]),
+      ),
+    );
   return {
     stormId: (await row.getAttribute("data-storm-id"))!,
     sent: Number(await row.getByTestId("lab-sent").textContent()),
@@ -45,7 +53,8 @@ async function fireStorm(page: Page, strategy: LabStrategy, size = STORM): Promi
   };
 }
 
-const total = (statuses: Record<string, number>) => Object.values(statuses).reduce((sum, count) => sum + count, 0);
+const total = (statuses: Record<string, number>) =>
+  Object.values(statuses).reduce((sum, count) => sum + count, 0);
 
 /**
  * A browser storm overlaps at most six requests (Chromium's connections per
@@ -66,45 +75,89 @@ test.beforeEach(async ({ page }) => {
 
 test("lab: no key makes an order and a charge for every request", async ({ page }) => {
   const shown = await fireStorm(page, "no_key");
-  expect(shown).toMatchObject({ sent: STORM, statuses: { "201": STORM }, orders: STORM, charges: STORM, money: dollars(STORM * MUG_CENTS), outcome: "broke" });
-  expect(await recorded(shown.stormId)).toEqual({ orders: STORM, charges: STORM, money: shown.money });
+  expect(shown).toMatchObject({
+    sent: STORM,
+    statuses: { "201": STORM },
+    orders: STORM,
+    charges: STORM,
+    money: dollars(STORM * MUG_CENTS),
+    outcome: "broke",
+  });
+  expect(await recorded(shown.stormId)).toEqual({
+    orders: STORM,
+    charges: STORM,
+    money: shown.money,
+  });
 });
 
-test("lab: check-then-insert writes an order for every charge in a storm of 10, and the page calls more than one charge broke, never safe", async ({ page }) => {
+test("lab: check-then-insert writes an order for every charge in a storm of 10, and the page calls more than one charge broke, never safe", async ({
+  page,
+}) => {
   const shown = await fireStorm(page, "check_then_insert");
-  expect(await recorded(shown.stormId)).toEqual({ orders: shown.orders, charges: shown.charges, money: shown.money });
+  expect(await recorded(shown.stormId)).toEqual({
+    orders: shown.orders,
+    charges: shown.charges,
+    money: shown.money,
+  });
   expect(total(shown.statuses)).toBe(STORM);
   expect(shown.orders).toBe(shown.charges);
   expectBrokeOrLucky(shown);
 });
 
-test("lab: claim after the charge writes one order, and the page calls more than one charge broke, never safe", async ({ page }) => {
+test("lab: claim after the charge writes one order, and the page calls more than one charge broke, never safe", async ({
+  page,
+}) => {
   const shown = await fireStorm(page, "claim_after_charge");
-  expect(await recorded(shown.stormId)).toEqual({ orders: 1, charges: shown.charges, money: shown.money });
+  expect(await recorded(shown.stormId)).toEqual({
+    orders: 1,
+    charges: shown.charges,
+    money: shown.money,
+  });
   expect(shown.orders).toBe(1);
   expect(total(shown.statuses)).toBe(STORM);
   expectBrokeOrLucky(shown);
 });
 
-test("lab: the real checkout makes exactly one order and one charge; the rest are 409 or replays", async ({ page }) => {
+test("lab: the real checkout makes exactly one order and one charge; the rest are 409 or replays", async ({
+  page,
+}) => {
   const shown = await fireStorm(page, "atomic_claim");
-  expect(shown).toMatchObject({ sent: STORM, orders: 1, charges: 1, money: dollars(MUG_CENTS), outcome: "held" });
+  expect(shown).toMatchObject({
+    sent: STORM,
+    orders: 1,
+    charges: 1,
+    money: dollars(MUG_CENTS),
+    outcome: "held",
+  });
   expect(shown.statuses["201"]).toBe(1);
-  expect(Object.keys(shown.statuses).every((status) => ["201", "409", "201 replayed"].includes(status))).toBe(true);
+  expect(
+    Object.keys(shown.statuses).every((status) => ["201", "409", "201 replayed"].includes(status)),
+  ).toBe(true);
   expect(total(shown.statuses)).toBe(STORM);
   expect(await recorded(shown.stormId)).toEqual({ orders: 1, charges: 1, money: shown.money });
 });
 
 for (const strategy of ["dynamodb_key_store", "redis_key_store", "powertools"] as const) {
-  test(`lab: ${strategy} (a copied design) makes one order and one charge in a storm of 10`, async ({ page }) => {
+  test(`lab: ${strategy} (a copied design) makes one order and one charge in a storm of 10`, async ({
+    page,
+  }) => {
     const shown = await fireStorm(page, strategy);
-    expect(shown).toMatchObject({ sent: STORM, orders: 1, charges: 1, money: dollars(MUG_CENTS), outcome: "held" });
+    expect(shown).toMatchObject({
+      sent: STORM,
+      orders: 1,
+      charges: 1,
+      money: dollars(MUG_CENTS),
+      outcome: "held",
+    });
     expect(total(shown.statuses)).toBe(STORM);
     expect(await recorded(shown.stormId)).toEqual({ orders: 1, charges: 1, money: shown.money });
   });
 }
 
-test("lab: after a storm of every strategy the page reads at a glance, on a laptop and on a phone", async ({ page, context }, testInfo) => {
+test("lab: after a storm of every strategy the page reads at a glance, on a laptop and on a phone", async ({
+  page,
+  context,
+}, testInfo) => {
   await page.setViewportSize({ width: 1280, height: 900 });
   const shown = new Map<LabStrategy, ShownStorm>();
   for (const strategy of LAB_STRATEGIES) shown.set(strategy, await fireStorm(page, strategy));
@@ -112,9 +165,9 @@ test("lab: after a storm of every strategy the page reads at a glance, on a lapt
   // The history table holds the four storms, newest first, with the server's numbers.
   const history = page.getByTestId("storm-history").locator("tbody tr");
   await expect(history).toHaveCount(LAB_STRATEGIES.length);
-  expect(await history.evaluateAll((rows) => rows.map((row) => row.getAttribute("data-storm-id")))).toEqual(
-    [...LAB_STRATEGIES].reverse().map((strategy) => shown.get(strategy)!.stormId),
-  );
+  expect(
+    await history.evaluateAll((rows) => rows.map((row) => row.getAttribute("data-storm-id"))),
+  ).toEqual([...LAB_STRATEGIES].reverse().map((strategy) => shown.get(strategy)!.stormId));
   // A reload keeps every row: the storms come from the server, the statuses from this tab's storage.
   await page.reload();
   for (const strategy of LAB_STRATEGIES) {

@@ -1,7 +1,14 @@
 import { expect, test, type Page } from "@playwright/test";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
-import { accountIdOf, closeDatabase, idempotencyKeysOf, keyRow, ordersOf, providerIntents } from "@/lib/testing/e2e/database";
+import {
+  accountIdOf,
+  closeDatabase,
+  idempotencyKeysOf,
+  keyRow,
+  ordersOf,
+  providerIntents,
+} from "@/lib/testing/e2e/database";
 import { chooseStormSize } from "./lab-page";
 
 /**
@@ -16,7 +23,10 @@ async function payFor(page: Page, product: string): Promise<{ orderId: string; k
   await page.getByRole("button", { name: `Add ${product} to cart` }).click();
   await page.getByRole("button", { name: /^Pay/ }).click();
   await expect(page.getByTestId("order-confirmation")).toBeVisible();
-  return { orderId: (await page.getByTestId("order-id").textContent())!.trim(), key: (await page.getByTestId("timeline-key").textContent())!.trim() };
+  return {
+    orderId: (await page.getByTestId("order-id").textContent())!.trim(),
+    key: (await page.getByTestId("timeline-key").textContent())!.trim(),
+  };
 }
 
 /** The ledger's rows as data. */
@@ -31,7 +41,11 @@ async function ledgerRows(page: Page) {
   );
 }
 
-test("ledger: my orders, newest first, each with its key and the provider's one charge; nobody else's", async ({ page, context, browser }, testInfo) => {
+test("ledger: my orders, newest first, each with its key and the provider's one charge; nobody else's", async ({
+  page,
+  context,
+  browser,
+}, testInfo) => {
   await page.goto("/");
   const first = await payFor(page, "Stoneware Mug");
   await page.getByRole("button", { name: "Start a new order" }).click();
@@ -50,10 +64,17 @@ test("ledger: my orders, newest first, each with its key and the provider's one 
 
   // The page's numbers are the database's and the provider's.
   const accountId = await accountIdOf(context);
-  expect((await ordersOf(accountId)).map((order) => order.id).reverse()).toEqual([second.orderId, first.orderId]);
+  expect((await ordersOf(accountId)).map((order) => order.id).reverse()).toEqual([
+    second.orderId,
+    first.orderId,
+  ]);
   for (const { key } of [first, second]) {
     const row = await keyRow(accountId, key);
-    expect(await providerIntents({ metadata: { [PROVIDER_KEY_METADATA]: paymentProviderKey(accountId, row!.id) } })).toMatchObject({ succeeded: 1, total: 1 });
+    expect(
+      await providerIntents({
+        metadata: { [PROVIDER_KEY_METADATA]: paymentProviderKey(accountId, row!.id) },
+      }),
+    ).toMatchObject({ succeeded: 1, total: 1 });
   }
 
   await page.screenshot({ path: testInfo.outputPath("orders-laptop.png"), fullPage: true });
@@ -72,14 +93,20 @@ test("ledger: my orders, newest first, each with its key and the provider's one 
   await stranger.close();
 });
 
-test("ledger: pages of orders follow each other without a gap or a repeat", async ({ page, context }) => {
+test("ledger: pages of orders follow each other without a gap or a repeat", async ({
+  page,
+  context,
+}) => {
   await page.goto("/");
   const made: string[] = [];
   for (let i = 0; i < 3; i++) {
     // The page's own session, as the shop's fetch sends it.
     const response = await page.request.post("/api/orders", {
       headers: { "Idempotency-Key": crypto.randomUUID(), "Content-Type": "application/json" },
-      data: { cartId: `cart_${crypto.randomUUID()}`, items: [{ sku: "beans-house-250", quantity: 1 }] },
+      data: {
+        cartId: `cart_${crypto.randomUUID()}`,
+        items: [{ sku: "beans-house-250", quantity: 1 }],
+      },
     });
     expect(response.status()).toBe(201);
     made.push((await response.json()).id);
@@ -97,23 +124,37 @@ test("ledger: pages of orders follow each other without a gap or a repeat", asyn
   expect([...firstPage, ...secondPage]).toEqual([...made].reverse());
 });
 
-test("ledger: the lab's broken orders are marked, and their extra charges said loudly", async ({ page, context }) => {
+test("ledger: the lab's broken orders are marked, and their extra charges said loudly", async ({
+  page,
+  context,
+}) => {
   await page.goto("/lab");
   await chooseStormSize(page, 2);
   await page.getByTestId("lab-run-no_key").click();
-  await expect(page.getByTestId("lab-row-no_key")).not.toHaveAttribute("data-storm-id", "", { timeout: 30_000 });
+  await expect(page.getByTestId("lab-row-no_key")).not.toHaveAttribute("data-storm-id", "", {
+    timeout: 30_000,
+  });
 
   await page.getByRole("link", { name: "Orders", exact: true }).click();
   await expect(page).toHaveURL(/\/orders$/);
   await expect(page.getByTestId("ledger-row")).toHaveCount(2);
   const rows = await ledgerRows(page);
-  expect(rows.every((row) => row.source === "lab_no_key" && row.key === null && row.charges === "2")).toBe(true);
-  await expect(page.getByTestId("ledger-lab").first()).toContainText("No key (broken on purpose), a storm of 2");
-  await expect(page.getByTestId("ledger-charges").first()).toContainText("2 charges at the provider");
+  expect(
+    rows.every((row) => row.source === "lab_no_key" && row.key === null && row.charges === "2"),
+  ).toBe(true);
+  await expect(page.getByTestId("ledger-lab").first()).toContainText(
+    "No key (broken on purpose), a storm of 2",
+  );
+  await expect(page.getByTestId("ledger-charges").first()).toContainText(
+    "2 charges at the provider",
+  );
   expect(await ordersOf(await accountIdOf(context))).toHaveLength(2);
 });
 
-test("key inspector: reached from the attempts timeline and from the ledger, it shows the key's whole life", async ({ page, context }, testInfo) => {
+test("key inspector: reached from the attempts timeline and from the ledger, it shows the key's whole life", async ({
+  page,
+  context,
+}, testInfo) => {
   await page.goto("/");
   const paid = await payFor(page, "Gooseneck Kettle");
   const accountId = await accountIdOf(context);
@@ -122,7 +163,14 @@ test("key inspector: reached from the attempts timeline and from the ledger, it 
   await expect(page.getByTestId("key-name")).toHaveText(paid.key);
   await expect(page.getByTestId("key-state")).toHaveAttribute("data-state", "complete");
   await expect(page.getByTestId("key-recovery-point")).toHaveText("finished");
-  expect(await page.getByTestId("key-timeline").locator("li").evaluateAll((steps) => steps.map((step) => [step.getAttribute("data-point"), step.getAttribute("data-reached")]))).toEqual([
+  expect(
+    await page
+      .getByTestId("key-timeline")
+      .locator("li")
+      .evaluateAll((steps) =>
+        steps.map((step) => [step.getAttribute("data-point"), step.getAttribute("data-reached")]),
+      ),
+  ).toEqual([
     ["claimed", "true"],
     ["paymentStarted", "true"],
     ["charged", "true"],
@@ -132,9 +180,13 @@ test("key inspector: reached from the attempts timeline and from the ledger, it 
   const providerKey = paymentProviderKey(accountId, row!.id);
   await expect(page.getByTestId("key-provider-key")).toHaveText(providerKey);
   await expect(page.getByTestId("key-provider-charges")).toHaveAttribute("data-charges", "1");
-  await expect(page.getByTestId("key-payment-intent")).toHaveCount((await providerIntents({ metadata: { [PROVIDER_KEY_METADATA]: providerKey } })).total);
+  await expect(page.getByTestId("key-payment-intent")).toHaveCount(
+    (await providerIntents({ metadata: { [PROVIDER_KEY_METADATA]: providerKey } })).total,
+  );
   await expect(page.getByTestId("key-order")).toContainText(paid.orderId);
-  expect(await idempotencyKeysOf(accountId)).toEqual([{ key: paid.key, response_status: 201, order_id: paid.orderId }]);
+  expect(await idempotencyKeysOf(accountId)).toEqual([
+    { key: paid.key, response_status: 201, order_id: paid.orderId },
+  ]);
   await page.screenshot({ path: testInfo.outputPath("key-laptop.png"), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: testInfo.outputPath("key-phone.png"), fullPage: true });

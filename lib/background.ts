@@ -18,20 +18,40 @@ export function startBackgroundWork(): void {
   every(
     env.RECOVERY_INTERVAL_SECONDS,
     "recovery",
-    () => recoverAbandonedKeys({ store: services.idempotencyStore, endpointFor: services.endpointFor, batchSize: env.RECOVERY_BATCH_SIZE, concurrency: env.RECOVERY_CONCURRENCY }),
+    () =>
+      recoverAbandonedKeys({
+        store: services.idempotencyStore,
+        endpointFor: services.endpointFor,
+        batchSize: env.RECOVERY_BATCH_SIZE,
+        concurrency: env.RECOVERY_CONCURRENCY,
+      }),
     observeRecoveryRun,
   );
   every(
     env.REAPER_INTERVAL_SECONDS,
     "reaper",
-    () => reapExpiredKeys(services.db, { batchSize: env.REAPER_BATCH_SIZE, maxBatches: env.REAPER_MAX_BATCHES }),
+    () =>
+      reapExpiredKeys(services.db, {
+        batchSize: env.REAPER_BATCH_SIZE,
+        maxBatches: env.REAPER_MAX_BATCHES,
+      }),
     observeReaperRun,
   );
-  every(env.REAPER_INTERVAL_SECONDS, "rate_limit_reaper", () => deleteEndedWindows(services.pool), () => undefined);
+  every(
+    env.REAPER_INTERVAL_SECONDS,
+    "rate_limit_reaper",
+    () => deleteEndedWindows(services.pool),
+    () => undefined,
+  );
 }
 
 /** Runs `run` every `seconds` (0: never), and reports each run's result, or "failed", to `observe`. */
-function every<Report>(seconds: number, name: string, run: () => Promise<Report>, observe: (result: Report | "failed") => void): void {
+function every<Report>(
+  seconds: number,
+  name: string,
+  run: () => Promise<Report>,
+  observe: (result: Report | "failed") => void,
+): void {
   if (seconds === 0) return;
   let running = false;
   const timer = setInterval(async () => {

@@ -7,13 +7,19 @@ import { z } from "zod";
  */
 const serverEnvSchema = z.object({
   DATABASE_URL: z
-    .string({ error: "DATABASE_URL is not set. Start the app with `npm start`, which provides an embedded database, or point it at a PostgreSQL server." })
+    .string({
+      error:
+        "DATABASE_URL is not set. Start the app with `npm start`, which provides an embedded database, or point it at a PostgreSQL server.",
+    })
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
   // Where a session of its own is needed (the migration runner's advisory
   // lock): PostgreSQL itself when DATABASE_URL is a pooler in transaction
   // mode (PgBouncer), which hands the server session to another client after
   // every transaction. Unset: DATABASE_URL is PostgreSQL itself.
-  DIRECT_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "DIRECT_DATABASE_URL must be a postgres:// or postgresql:// URL").optional(),
+  DIRECT_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "DIRECT_DATABASE_URL must be a postgres:// or postgresql:// URL")
+    .optional(),
   // How the hot path's statements go to the server (lib/db/statements.ts):
   // "prepared" once per connection, or "unnamed", as a pooler in
   // transaction mode and the embedded database need. Unset: unnamed when
@@ -24,7 +30,11 @@ const serverEnvSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   // How long a completed key replays its stored response. Stripe keeps keys for
   // 24 hours; clients must stop retrying well inside this window.
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(60).default(24 * 60 * 60),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(24 * 60 * 60),
   // How long one attempt may hold a key before another may take it over. Longer
   // than the slowest expected payment; short enough that a crashed attempt's key
   // becomes usable again within a retry budget.
@@ -51,8 +61,14 @@ const serverEnvSchema = z.object({
   // simulator when PAYMENT_SIMULATOR_URL is set (the launcher starts one and
   // sets both), else at Stripe itself. Test-mode keys only: this is a demo.
   STRIPE_SECRET_KEY: z
-    .string({ error: "STRIPE_SECRET_KEY is not set. Start the app with `npm start`, which runs the local payment simulator, or set a Stripe test-mode key." })
-    .regex(/^(sk|rk)_test_/, "STRIPE_SECRET_KEY must be a Stripe test-mode key (sk_test_…): OncePay never charges real cards"),
+    .string({
+      error:
+        "STRIPE_SECRET_KEY is not set. Start the app with `npm start`, which runs the local payment simulator, or set a Stripe test-mode key.",
+    })
+    .regex(
+      /^(sk|rk)_test_/,
+      "STRIPE_SECRET_KEY must be a Stripe test-mode key (sk_test_…): OncePay never charges real cards",
+    ),
   PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // Rate limits, counted in PostgreSQL so that all instances share them,
@@ -77,7 +93,10 @@ const serverEnvSchema = z.object({
   // talks to that DynamoDB (AWS credentials and region from the SDK's usual
   // chain) or Redis.
   LAB_DYNAMODB_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  LAB_REDIS_URL: z.string().regex(/^rediss?:\/\//, "LAB_REDIS_URL must be a redis:// or rediss:// URL").optional(),
+  LAB_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "LAB_REDIS_URL must be a redis:// or rediss:// URL")
+    .optional(),
   // How long the copied designs keep a key, and so how long a key left
   // IN_PROGRESS by a crash blocks its retries: 24 h in the guides they come
   // from, 20 s in the lab so that what follows shows in seconds.
@@ -107,7 +126,9 @@ export function serverEnv(): ServerEnv {
   if (cached) return cached;
   const parsed = serverEnvSchema.safeParse(process.env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+    const problems = parsed.error.issues
+      .map((issue) => `  ${issue.path.join(".")}: ${issue.message}`)
+      .join("\n");
     throw new Error(`Invalid server configuration:\n${problems}`);
   }
   cached = parsed.data;
@@ -174,5 +195,8 @@ export type ClusterEnv = z.infer<typeof clusterEnvSchema>;
 export function clusterEnv(): { ok: true; env: ClusterEnv } | { ok: false; problems: string[] } {
   const parsed = clusterEnvSchema.safeParse(process.env);
   if (parsed.success) return { ok: true, env: parsed.data };
-  return { ok: false, problems: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`) };
+  return {
+    ok: false,
+    problems: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+  };
 }

@@ -33,6 +33,7 @@ export const log = {
 };
 
 export function errorFields(error: unknown): Fields {
-  if (error instanceof Error) return { error: error.message, errorName: error.name, stack: error.stack };
+  if (error instanceof Error)
+    return { error: error.message, errorName: error.name, stack: error.stack };
   return { error: String(error) };
 }

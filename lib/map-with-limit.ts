@@ -3,7 +3,11 @@
  * order in the result. For work that mostly waits on another service (the
  * payment provider): all at once would flood it, one at a time falls behind.
  */
-export async function mapWithLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapWithLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async () => {

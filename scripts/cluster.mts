@@ -16,7 +16,10 @@ if (!configured.ok) {
 }
 const env = configured.env;
 
-for (const step of [["bash", ["scripts/ensure-cluster-tools.sh"]], [process.execPath, typescriptScriptArgs("scripts/build-if-stale.mts")]] as const) {
+for (const step of [
+  ["bash", ["scripts/ensure-cluster-tools.sh"]],
+  [process.execPath, typescriptScriptArgs("scripts/build-if-stale.mts")],
+] as const) {
   const result = spawnSync(step[0], step[1], { stdio: "inherit" });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
@@ -33,13 +36,26 @@ const cluster = await startCluster({
 
 const rows = [
   ["shop (HAProxy, round-robin)", cluster.url, cluster.balancer.process.pid],
-  ["HAProxy statistics", `${cluster.balancer.statsUrl}/  (Prometheus: ${cluster.balancer.statsUrl}/metrics)`, cluster.balancer.process.pid],
-  ...cluster.instances.map((instance) => [`instance ${instance.name}`, `${instance.url}  (metrics: ${instance.url}/api/metrics)`, instance.process.pid]),
-  [`PgBouncer (transaction mode, ${env.CLUSTER_POOLER_POOL_SIZE} server connections)`, cluster.pooler.url.replace(/\/\/[^@]*@/, "//"), cluster.pooler.process.pid],
+  [
+    "HAProxy statistics",
+    `${cluster.balancer.statsUrl}/  (Prometheus: ${cluster.balancer.statsUrl}/metrics)`,
+    cluster.balancer.process.pid,
+  ],
+  ...cluster.instances.map((instance) => [
+    `instance ${instance.name}`,
+    `${instance.url}  (metrics: ${instance.url}/api/metrics)`,
+    instance.process.pid,
+  ]),
+  [
+    `PgBouncer (transaction mode, ${env.CLUSTER_POOLER_POOL_SIZE} server connections)`,
+    cluster.pooler.url.replace(/\/\/[^@]*@/, "//"),
+    cluster.pooler.process.pid,
+  ],
   ["payment simulator (shared)", cluster.simulator.url, cluster.simulator.pid],
 ];
 console.log("\n[oncepay] cluster ready:");
-for (const [what, where, pid] of rows) console.log(`  ${String(what).padEnd(56)} ${String(where).padEnd(70)} pid ${pid}`);
+for (const [what, where, pid] of rows)
+  console.log(`  ${String(what).padEnd(56)} ${String(where).padEnd(70)} pid ${pid}`);
 console.log("\n[oncepay] Ctrl-C stops everything this started.\n");
 
 let stopping = false;

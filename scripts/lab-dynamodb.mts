@@ -11,7 +11,9 @@ import { stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
 
 // Tables are ready at once, as they are not at AWS: the lab creates its own on first use.
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-await new Promise<void>((resolve) => server.listen(Number(process.env.LAB_DYNAMODB_PORT ?? 0), "127.0.0.1", resolve));
+await new Promise<void>((resolve) =>
+  server.listen(Number(process.env.LAB_DYNAMODB_PORT ?? 0), "127.0.0.1", resolve),
+);
 const { port } = server.address() as AddressInfo;
 console.log(`[lab-dynamodb] listening on http://127.0.0.1:${port} (dynalite, in memory)`);
 

@@ -11,11 +11,28 @@ import { freePort } from "../lib/process/free-port.ts";
 import { stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
 
 const port = await freePort();
-const redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"], {
-  stdio: ["ignore", "pipe", "inherit"],
-});
+const redis = spawn(
+  "redis-server",
+  [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--loglevel",
+    "warning",
+  ],
+  {
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 redis.once("error", (error) => {
-  console.error(`[lab-redis] cannot start redis-server (${error.message}); install it with: apt-get install redis-server`);
+  console.error(
+    `[lab-redis] cannot start redis-server (${error.message}); install it with: apt-get install redis-server`,
+  );
   process.exit(1);
 });
 redis.once("exit", (code) => process.exit(code ?? 1));

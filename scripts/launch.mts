@@ -22,7 +22,11 @@ import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
 import { migrate } from "../lib/db/migrate.ts";
 import { LAUNCHER_PID_ENV, stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
-import { LOCAL_SIMULATOR_SECRET_KEY, spawnPaymentSimulator, type SimulatorProcess } from "../lib/payments/simulator/process.ts";
+import {
+  LOCAL_SIMULATOR_SECRET_KEY,
+  spawnPaymentSimulator,
+  type SimulatorProcess,
+} from "../lib/payments/simulator/process.ts";
 
 const mode = process.argv[2];
 if (mode !== "start" && mode !== "dev") {
@@ -45,17 +49,27 @@ let databaseUrl = env.DATABASE_URL;
 
 if (databaseUrl) {
   console.log(`[oncepay] database: PostgreSQL at ${describeUrl(databaseUrl)} (from DATABASE_URL)`);
-  if (env.DIRECT_DATABASE_URL) console.log(`[oncepay] migrations: straight to ${describeUrl(env.DIRECT_DATABASE_URL)} (from DIRECT_DATABASE_URL)`);
+  if (env.DIRECT_DATABASE_URL)
+    console.log(
+      `[oncepay] migrations: straight to ${describeUrl(env.DIRECT_DATABASE_URL)} (from DIRECT_DATABASE_URL)`,
+    );
 } else {
   const dataDir = path.resolve(env.EMBEDDED_DATA_DIR);
   // Slots beyond the app's pool leave room for psql, tests and tools.
-  embedded = await startEmbeddedDatabase(dataDir, env.DATABASE_POOL_MAX + EXTRA_EMBEDDED_CONNECTIONS);
+  embedded = await startEmbeddedDatabase(
+    dataDir,
+    env.DATABASE_POOL_MAX + EXTRA_EMBEDDED_CONNECTIONS,
+  );
   databaseUrl = embedded.url;
-  console.log(`[oncepay] database: embedded PGlite, data in ${path.relative(process.cwd(), dataDir) || "."}, served at ${describeUrl(databaseUrl)} (no DATABASE_URL set)`);
+  console.log(
+    `[oncepay] database: embedded PGlite, data in ${path.relative(process.cwd(), dataDir) || "."}, served at ${describeUrl(databaseUrl)} (no DATABASE_URL set)`,
+  );
 }
 
 const demoFaults = env.DEMO_FAULTS ?? (embedded ? "on" : "off");
-console.log(`[oncepay] demo faults: ${demoFaults}${env.DEMO_FAULTS ? "" : " (default for this database)"}`);
+console.log(
+  `[oncepay] demo faults: ${demoFaults}${env.DEMO_FAULTS ? "" : " (default for this database)"}`,
+);
 // PGlite runs one statement at a time: a storm of 200 would only be slow there.
 const labMaxStormSize = env.LAB_MAX_STORM_SIZE ?? (embedded ? 50 : undefined);
 
@@ -78,24 +92,28 @@ if (env.DATABASE_URL_FILE) {
 }
 
 const nextBin = path.resolve("node_modules", "next", "dist", "bin", "next");
-const child = spawn(process.execPath, [nextBin, mode, "--port", String(env.PORT), "--hostname", env.HOSTNAME], {
-  stdio: "inherit",
-  env: {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
-    // All of the embedded database's connections share one session, where
-    // two connections' prepared statements would collide.
-    ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
-    DEMO_FAULTS: demoFaults,
-    // The AWS SDK (the lab's DynamoDB) warns once that its releases after
-    // January 2027 need Node 22; ours is pinned and runs on Node 20.19+.
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-    ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),
-    ...payments.env,
-    [LAUNCHER_PID_ENV]: String(process.pid),
+const child = spawn(
+  process.execPath,
+  [nextBin, mode, "--port", String(env.PORT), "--hostname", env.HOSTNAME],
+  {
+    stdio: "inherit",
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
+      // All of the embedded database's connections share one session, where
+      // two connections' prepared statements would collide.
+      ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
+      DEMO_FAULTS: demoFaults,
+      // The AWS SDK (the lab's DynamoDB) warns once that its releases after
+      // January 2027 need Node 22; ours is pinned and runs on Node 20.19+.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),
+      ...payments.env,
+      [LAUNCHER_PID_ENV]: String(process.pid),
+    },
   },
-});
+);
 
 let shuttingDown = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -105,7 +123,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     shuttingDown = true;
     child.kill(signal);
     setTimeout(() => {
-      console.error(`[oncepay] Next.js still running ${NEXT_STOP_GRACE_MS} ms after ${signal}; killing it`);
+      console.error(
+        `[oncepay] Next.js still running ${NEXT_STOP_GRACE_MS} ms after ${signal}; killing it`,
+      );
       child.kill("SIGKILL");
     }, NEXT_STOP_GRACE_MS).unref();
   });
@@ -135,19 +155,38 @@ child.on("exit", async (code, signal) => {
  * a given simulator (PAYMENT_SIMULATOR_URL), Stripe's test mode
  * (STRIPE_SECRET_KEY alone), or by default a local simulator started here.
  */
-async function startPayments(databaseUrl: string): Promise<{ env: Record<string, string>; simulator?: SimulatorProcess }> {
+async function startPayments(
+  databaseUrl: string,
+): Promise<{ env: Record<string, string>; simulator?: SimulatorProcess }> {
   if (env.PAYMENT_SIMULATOR_URL) {
-    console.log(`[oncepay] payments: Stripe API at the simulator ${env.PAYMENT_SIMULATOR_URL} (from PAYMENT_SIMULATOR_URL)`);
-    return { env: { PAYMENT_SIMULATOR_URL: env.PAYMENT_SIMULATOR_URL, STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY ?? LOCAL_SIMULATOR_SECRET_KEY } };
+    console.log(
+      `[oncepay] payments: Stripe API at the simulator ${env.PAYMENT_SIMULATOR_URL} (from PAYMENT_SIMULATOR_URL)`,
+    );
+    return {
+      env: {
+        PAYMENT_SIMULATOR_URL: env.PAYMENT_SIMULATOR_URL,
+        STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY ?? LOCAL_SIMULATOR_SECRET_KEY,
+      },
+    };
   }
   if (env.STRIPE_SECRET_KEY) {
     console.log("[oncepay] payments: Stripe test mode (from STRIPE_SECRET_KEY)");
     return { env: { STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY } };
   }
   // The simulator accepts only keys it was given or registered: the app's must be one.
-  const simulator = await spawnPaymentSimulator({ databaseUrl, port: env.SIMULATOR_PORT, poolMax: embedded ? 1 : undefined, apiKeys: [LOCAL_SIMULATOR_SECRET_KEY] });
-  console.log(`[oncepay] payments: Stripe API at the local payment simulator ${simulator.url} (no STRIPE_SECRET_KEY set)`);
-  return { env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY }, simulator };
+  const simulator = await spawnPaymentSimulator({
+    databaseUrl,
+    port: env.SIMULATOR_PORT,
+    poolMax: embedded ? 1 : undefined,
+    apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
+  });
+  console.log(
+    `[oncepay] payments: Stripe API at the local payment simulator ${simulator.url} (no STRIPE_SECRET_KEY set)`,
+  );
+  return {
+    env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY },
+    simulator,
+  };
 }
 
 /** host:port/database, never the password. */

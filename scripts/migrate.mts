@@ -4,7 +4,9 @@ import { migrate } from "../lib/db/migrate.ts";
 
 const { DATABASE_URL } = launcherEnv();
 if (!DATABASE_URL) {
-  console.error("DATABASE_URL is not set. (The embedded database is migrated by `npm start` itself.)");
+  console.error(
+    "DATABASE_URL is not set. (The embedded database is migrated by `npm start` itself.)",
+  );
   process.exit(2);
 }
 const report = await migrate(DATABASE_URL);

@@ -36,10 +36,13 @@ export function DemoPanel({ demo, paying }: DemoPanelProps) {
             Try to get charged twice
           </h2>
           <p className="mt-1 text-sm leading-relaxed text-mocha">
-            Pick a scenario, fill the cart and press Pay, then watch the attempts under the cart. A scenario lasts for
-            one payment and affects only this browser&apos;s account. To race whole designs against each other, many
-            requests at once, open the{" "}
-            <Link href="/lab" className="font-semibold text-clay underline underline-offset-2 hover:text-espresso">
+            Pick a scenario, fill the cart and press Pay, then watch the attempts under the cart. A
+            scenario lasts for one payment and affects only this browser&apos;s account. To race
+            whole designs against each other, many requests at once, open the{" "}
+            <Link
+              href="/lab"
+              className="font-semibold text-clay underline underline-offset-2 hover:text-espresso"
+            >
               strategy lab
             </Link>
             .
@@ -48,11 +51,16 @@ export function DemoPanel({ demo, paying }: DemoPanelProps) {
       </div>
 
       {serverUnavailable && (
-        <p className="mt-4 flex gap-2 rounded-xl bg-berry-soft px-3.5 py-2.5 text-sm text-espresso" data-testid="demo-unavailable">
+        <p
+          className="mt-4 flex gap-2 rounded-xl bg-berry-soft px-3.5 py-2.5 text-sm text-espresso"
+          data-testid="demo-unavailable"
+        >
           <AlertIcon width={18} height={18} className="mt-px shrink-0 text-berry" />
           <span>
-            <strong className="font-semibold">Server-side scenarios are unavailable.</strong> {availability.reason} Start the app
-            with <code className="font-mono text-xs">DEMO_FAULTS=on</code> to use them; Double-click works without it.
+            <strong className="font-semibold">Server-side scenarios are unavailable.</strong>{" "}
+            {availability.reason} Start the app with{" "}
+            <code className="font-mono text-xs">DEMO_FAULTS=on</code> to use them; Double-click
+            works without it.
           </span>
         </p>
       )}
@@ -87,17 +95,29 @@ export function DemoPanel({ demo, paying }: DemoPanelProps) {
             >
               {SLOW_DELAY_OPTIONS_MS.map((ms) => (
                 <option key={ms} value={ms}>
-                  {ms / 1000} seconds{ms > 6000 ? ", outlasts the 6 s timeout" : ", inside the 6 s timeout"}
+                  {ms / 1000} seconds
+                  {ms > 6000 ? ", outlasts the 6 s timeout" : ", inside the 6 s timeout"}
                 </option>
               ))}
             </select>
-            <ChevronDownIcon width={18} height={18} className="pointer-events-none absolute right-3 top-1/2 -translate-y-1/2 text-mocha" />
+            <ChevronDownIcon
+              width={18}
+              height={18}
+              className="pointer-events-none absolute right-3 top-1/2 -translate-y-1/2 text-mocha"
+            />
           </div>
         </div>
       )}
 
-      <div className={`mt-4 rounded-xl px-3.5 py-3 text-sm ${scenario.broken ? "bg-berry-soft" : "bg-oat"}`}>
-        <p role="status" aria-live="polite" data-testid="demo-status" className="font-medium text-espresso">
+      <div
+        className={`mt-4 rounded-xl px-3.5 py-3 text-sm ${scenario.broken ? "bg-berry-soft" : "bg-oat"}`}
+      >
+        <p
+          role="status"
+          aria-live="polite"
+          data-testid="demo-status"
+          className="font-medium text-espresso"
+        >
           {applying
             ? "Applying the scenario…"
             : armed
@@ -137,7 +157,11 @@ function ScenarioOption({ option, checked, unavailable, onSelect }: ScenarioOpti
     <label
       htmlFor={id}
       className={`flex cursor-pointer gap-3 rounded-xl border p-3 transition-colors focus-within:outline focus-within:outline-2 focus-within:outline-offset-2 focus-within:outline-clay has-[:disabled]:cursor-not-allowed has-[:disabled]:opacity-60 ${
-        checked ? (option.broken ? "border-berry bg-berry-soft" : "border-roast bg-oat") : "border-sand bg-white hover:bg-cream"
+        checked
+          ? option.broken
+            ? "border-berry bg-berry-soft"
+            : "border-roast bg-oat"
+          : "border-sand bg-white hover:bg-cream"
       }`}
     >
       <input
@@ -153,7 +177,10 @@ function ScenarioOption({ option, checked, unavailable, onSelect }: ScenarioOpti
         className="mt-0.5 size-4 shrink-0 accent-roast focus-visible:outline-none"
       />
       <span className="min-w-0">
-        <span id={`${id}-label`} className={`block text-sm font-semibold ${option.broken ? "text-berry" : "text-espresso"}`}>
+        <span
+          id={`${id}-label`}
+          className={`block text-sm font-semibold ${option.broken ? "text-berry" : "text-espresso"}`}
+        >
           {option.label}
         </span>
         <span id={`${id}-summary`} className="mt-0.5 block text-xs leading-snug text-mocha">

@@ -12,7 +12,8 @@ import {
   type ServerFaults,
 } from "@/lib/client/demo";
 
-export type DemoAvailability = { kind: "checking" } | { kind: "available" } | { kind: "unavailable"; reason: string };
+export type DemoAvailability =
+  { kind: "checking" } | { kind: "available" } | { kind: "unavailable"; reason: string };
 
 /** The armed scenario survives a reload (the reload demo needs it to), in this tab only. */
 const STORAGE_KEY = "oncepay.demo-scenario";
@@ -31,7 +32,9 @@ function recall(): { id: DemoScenarioId; slowDelayMs: number } | null {
     const value: unknown = JSON.parse(window.sessionStorage.getItem(STORAGE_KEY) ?? "null");
     if (typeof value !== "object" || value === null) return null;
     const { id, slowDelayMs } = value as Record<string, unknown>;
-    return isDemoScenarioId(id) ? { id, slowDelayMs: typeof slowDelayMs === "number" ? slowDelayMs : DEFAULT_SLOW_DELAY_MS } : null;
+    return isDemoScenarioId(id)
+      ? { id, slowDelayMs: typeof slowDelayMs === "number" ? slowDelayMs : DEFAULT_SLOW_DELAY_MS }
+      : null;
   } catch {
     return null;
   }
@@ -68,7 +71,10 @@ export function useDemoScenario() {
       setAvailability(
         result.settings.faultsEnabled
           ? { kind: "available" }
-          : { kind: "unavailable", reason: "The app is running without demo faults (DEMO_FAULTS is not on)." },
+          : {
+              kind: "unavailable",
+              reason: "The app is running without demo faults (DEMO_FAULTS is not on).",
+            },
       );
       // After a reload, the scenario that was armed is still armed (its faults are still on at the server).
       if (restored) {

@@ -23,21 +23,35 @@ interface CrashScenarioProps {
  * the charge, before the result is recorded; the client retries with the
  * same key at once, and on until the key's in-flight expiry has passed.
  */
-export function CrashScenario({ crashes, crashing, ready, enabled, onCrash, keyExpirySeconds, leaseSeconds }: CrashScenarioProps) {
+export function CrashScenario({
+  crashes,
+  crashing,
+  ready,
+  enabled,
+  onCrash,
+  keyExpirySeconds,
+  leaseSeconds,
+}: CrashScenarioProps) {
   const idle = LAB_STRATEGIES.filter((strategy) => enabled(strategy) && !crashing[strategy]);
   return (
     <section aria-labelledby="crash-heading" className="mt-12">
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div className="max-w-3xl">
-          <h2 id="crash-heading" className="font-display text-2xl font-semibold text-espresso sm:text-3xl">
+          <h2
+            id="crash-heading"
+            className="font-display text-2xl font-semibold text-espresso sm:text-3xl"
+          >
             Crash after the charge
           </h2>
           <p className="mt-2 text-sm leading-relaxed text-mocha">
-            The server charges the card and then dies before it records the result. The client retries with the same key at
-            once, and every second after that, until it gets a final answer. Here the copied designs keep a key for{" "}
-            <strong className="font-semibold text-espresso">{keyExpirySeconds} s</strong> (the guides use 24 h: a crashed key
-            would answer 409 for a day), and OncePay&apos;s lease is <strong className="font-semibold text-espresso">{leaseSeconds} s</strong>.
-            OncePay&apos;s checkout is sent its after-charge fault, which leaves its key exactly as a crash does.
+            The server charges the card and then dies before it records the result. The client
+            retries with the same key at once, and every second after that, until it gets a final
+            answer. Here the copied designs keep a key for{" "}
+            <strong className="font-semibold text-espresso">{keyExpirySeconds} s</strong> (the
+            guides use 24 h: a crashed key would answer 409 for a day), and OncePay&apos;s lease is{" "}
+            <strong className="font-semibold text-espresso">{leaseSeconds} s</strong>.
+            OncePay&apos;s checkout is sent its after-charge fault, which leaves its key exactly as
+            a crash does.
           </p>
         </div>
         <button
@@ -60,7 +74,13 @@ export function CrashScenario({ crashes, crashing, ready, enabled, onCrash, keyE
             live={crashing[strategy]}
             disabled={!ready || !enabled(strategy) || crashing[strategy] !== undefined}
             onCrash={() => onCrash(strategy)}
-            expirySeconds={LAB_STRATEGY_INFO[strategy].inFlightExpiry === "lease" ? leaseSeconds : LAB_STRATEGY_INFO[strategy].inFlightExpiry === "key-expiry" ? keyExpirySeconds : null}
+            expirySeconds={
+              LAB_STRATEGY_INFO[strategy].inFlightExpiry === "lease"
+                ? leaseSeconds
+                : LAB_STRATEGY_INFO[strategy].inFlightExpiry === "key-expiry"
+                  ? keyExpirySeconds
+                  : null
+            }
           />
         ))}
       </ol>
@@ -68,7 +88,21 @@ export function CrashScenario({ crashes, crashing, ready, enabled, onCrash, keyE
   );
 }
 
-function CrashRow({ strategy, run, live, disabled, onCrash, expirySeconds }: { strategy: LabStrategy; run: CrashRun | undefined; live: CrashAttempt[] | undefined; disabled: boolean; onCrash: () => void; expirySeconds: number | null }) {
+function CrashRow({
+  strategy,
+  run,
+  live,
+  disabled,
+  onCrash,
+  expirySeconds,
+}: {
+  strategy: LabStrategy;
+  run: CrashRun | undefined;
+  live: CrashAttempt[] | undefined;
+  disabled: boolean;
+  onCrash: () => void;
+  expirySeconds: number | null;
+}) {
   const info = LAB_STRATEGY_INFO[strategy];
   const attempts = live ?? run?.observation?.attempts;
   return (
@@ -80,7 +114,11 @@ function CrashRow({ strategy, run, live, disabled, onCrash, expirySeconds }: { s
     >
       <div>
         <h3 className="font-display text-lg font-semibold text-espresso">{info.name}</h3>
-        <p className="mt-0.5 text-xs text-mocha">{expirySeconds === null ? "Keeps no in-progress state." : `${info.kind === "real" ? "Lease" : "Key expiry"}: ${expirySeconds} s.`}</p>
+        <p className="mt-0.5 text-xs text-mocha">
+          {expirySeconds === null
+            ? "Keeps no in-progress state."
+            : `${info.kind === "real" ? "Lease" : "Key expiry"}: ${expirySeconds} s.`}
+        </p>
         <button
           type="button"
           onClick={onCrash}
@@ -94,7 +132,13 @@ function CrashRow({ strategy, run, live, disabled, onCrash, expirySeconds }: { s
       </div>
 
       <div className="min-w-0">
-        {attempts && attempts.length > 0 ? <Retries attempts={attempts} running={live !== undefined} /> : <p className="text-sm text-mocha">{live ? "Sending the request that crashes…" : "Not run yet."}</p>}
+        {attempts && attempts.length > 0 ? (
+          <Retries attempts={attempts} running={live !== undefined} />
+        ) : (
+          <p className="text-sm text-mocha">
+            {live ? "Sending the request that crashes…" : "Not run yet."}
+          </p>
+        )}
         {run && !live && <Books run={run} />}
       </div>
 
@@ -107,7 +151,14 @@ function Retries({ attempts, running }: { attempts: CrashAttempt[]; running: boo
   const summary = summarizeRetries(attempts);
   const conflicts = attempts.filter((attempt) => attempt.label === "409").length;
   return (
-    <p className="text-sm text-espresso" data-testid="crash-retries" data-first={attempts[0]!.label} data-at-once={summary.atOnce ?? ""} data-final={summary.final ?? ""} data-in-progress-ms={summary.inProgressMs ?? ""}>
+    <p
+      className="text-sm text-espresso"
+      data-testid="crash-retries"
+      data-first={attempts[0]!.label}
+      data-at-once={summary.atOnce ?? ""}
+      data-final={summary.final ?? ""}
+      data-in-progress-ms={summary.inProgressMs ?? ""}
+    >
       First request: <strong className="font-semibold">{attempts[0]!.label}</strong>
       {summary.atOnce && (
         <>
@@ -116,7 +167,11 @@ function Retries({ attempts, running }: { attempts: CrashAttempt[]; running: boo
       )}
       {conflicts > 0 && summary.inProgressMs !== null && (
         <>
-          ; 409 for <strong className="font-semibold tabular-nums">{(summary.inProgressMs / 1000).toFixed(1)} s</strong> ({conflicts} retries)
+          ; 409 for{" "}
+          <strong className="font-semibold tabular-nums">
+            {(summary.inProgressMs / 1000).toFixed(1)} s
+          </strong>{" "}
+          ({conflicts} retries)
         </>
       )}
       {summary.final ? (
@@ -138,7 +193,8 @@ function Retries({ attempts, running }: { attempts: CrashAttempt[]; running: boo
 
 function Books({ run }: { run: CrashRun }) {
   const { report } = run;
-  if (!report.provider.available) return <p className="mt-2 text-xs text-berry">{report.provider.detail}</p>;
+  if (!report.provider.available)
+    return <p className="mt-2 text-xs text-berry">{report.provider.detail}</p>;
   const agree = report.orders === report.provider.charges;
   return (
     <dl className="mt-3 grid grid-cols-3 gap-2 text-sm">
@@ -148,16 +204,29 @@ function Books({ run }: { run: CrashRun }) {
           {report.orders}
         </dd>
       </div>
-      <div className={`rounded-xl px-3 py-2 ${report.provider.charges > 1 ? "bg-berry-soft" : "bg-cream"}`}>
+      <div
+        className={`rounded-xl px-3 py-2 ${report.provider.charges > 1 ? "bg-berry-soft" : "bg-cream"}`}
+      >
         <dt className="text-[0.6875rem] font-medium uppercase tracking-wide text-mocha">Charges</dt>
-        <dd className={`text-lg font-semibold tabular-nums ${report.provider.charges > 1 ? "text-berry" : ""}`} data-testid="crash-charges">
+        <dd
+          className={`text-lg font-semibold tabular-nums ${report.provider.charges > 1 ? "text-berry" : ""}`}
+          data-testid="crash-charges"
+        >
           {report.provider.charges}
-          <span className="ml-1 text-xs font-normal text-mocha">{formatMoney(report.provider.amountCharged, report.currency)}</span>
+          <span className="ml-1 text-xs font-normal text-mocha">
+            {formatMoney(report.provider.amountCharged, report.currency)}
+          </span>
         </dd>
       </div>
       <div className={`rounded-xl px-3 py-2 ${agree ? "bg-sage-soft" : "bg-berry-soft"}`}>
-        <dt className="text-[0.6875rem] font-medium uppercase tracking-wide text-mocha">Books agree</dt>
-        <dd className={`text-lg font-semibold ${agree ? "text-sage" : "text-berry"}`} data-testid="crash-books" data-agree={agree}>
+        <dt className="text-[0.6875rem] font-medium uppercase tracking-wide text-mocha">
+          Books agree
+        </dt>
+        <dd
+          className={`text-lg font-semibold ${agree ? "text-sage" : "text-berry"}`}
+          data-testid="crash-books"
+          data-agree={agree}
+        >
           {agree ? "Yes" : "No"}
         </dd>
       </div>
@@ -167,7 +236,12 @@ function Books({ run }: { run: CrashRun }) {
 
 function CrashVerdict({ run }: { run: CrashRun }) {
   const { report, observation } = run;
-  if (!report.provider.available) return <p className="text-sm text-mocha">The charges could not be counted, so there is no verdict.</p>;
+  if (!report.provider.available)
+    return (
+      <p className="text-sm text-mocha">
+        The charges could not be counted, so there is no verdict.
+      </p>
+    );
   const summary = observation ? summarizeRetries(observation.attempts) : null;
   const verdict = explainCrash({
     strategy: report.strategy,
@@ -179,8 +253,16 @@ function CrashVerdict({ run }: { run: CrashRun }) {
   const held = verdict.outcome === "held";
   const Icon = held ? CheckIcon : AlertIcon;
   return (
-    <p className={`flex gap-2 rounded-xl p-3 text-sm leading-relaxed text-espresso ${held ? "bg-sage-soft" : "bg-berry-soft"}`} data-testid="crash-verdict" data-outcome={verdict.outcome}>
-      <Icon width={18} height={18} className={`mt-0.5 shrink-0 ${held ? "text-sage" : "text-berry"}`} />
+    <p
+      className={`flex gap-2 rounded-xl p-3 text-sm leading-relaxed text-espresso ${held ? "bg-sage-soft" : "bg-berry-soft"}`}
+      data-testid="crash-verdict"
+      data-outcome={verdict.outcome}
+    >
+      <Icon
+        width={18}
+        height={18}
+        className={`mt-0.5 shrink-0 ${held ? "text-sage" : "text-berry"}`}
+      />
       <span>{verdict.sentence}</span>
     </p>
   );

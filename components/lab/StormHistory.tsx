@@ -15,12 +15,24 @@ export function StormHistory({ reports }: { reports: StormReport[] }) {
         <table className="w-full min-w-[36rem] text-left text-sm" data-testid="storm-history">
           <thead className="bg-oat text-xs uppercase tracking-wide text-mocha">
             <tr>
-              <th scope="col" className="px-4 py-2.5 font-medium">When</th>
-              <th scope="col" className="px-4 py-2.5 font-medium">Strategy</th>
-              <th scope="col" className="px-4 py-2.5 font-medium">Run</th>
-              <th scope="col" className="px-4 py-2.5 text-right font-medium">Orders</th>
-              <th scope="col" className="px-4 py-2.5 text-right font-medium">Charges</th>
-              <th scope="col" className="px-4 py-2.5 text-right font-medium">Money taken</th>
+              <th scope="col" className="px-4 py-2.5 font-medium">
+                When
+              </th>
+              <th scope="col" className="px-4 py-2.5 font-medium">
+                Strategy
+              </th>
+              <th scope="col" className="px-4 py-2.5 font-medium">
+                Run
+              </th>
+              <th scope="col" className="px-4 py-2.5 text-right font-medium">
+                Orders
+              </th>
+              <th scope="col" className="px-4 py-2.5 text-right font-medium">
+                Charges
+              </th>
+              <th scope="col" className="px-4 py-2.5 text-right font-medium">
+                Money taken
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-sand">
@@ -32,12 +44,28 @@ export function StormHistory({ reports }: { reports: StormReport[] }) {
                   <td className="whitespace-nowrap px-4 py-2.5 tabular-nums text-mocha">
                     <time dateTime={report.createdAt}>{report.createdAt.slice(11, 19)} UTC</time>
                   </td>
-                  <td className="px-4 py-2.5 text-espresso">{LAB_STRATEGY_INFO[report.strategy].name}</td>
-                  <td className="px-4 py-2.5 text-mocha">{report.kind === "storm" ? `storm of ${report.size}` : "crash after the charge"}</td>
-                  <td className={`px-4 py-2.5 text-right tabular-nums ${report.orders > 1 ? "font-semibold text-berry" : ""}`}>{report.orders}</td>
-                  <td className={`px-4 py-2.5 text-right tabular-nums ${overcharged ? "font-semibold text-berry" : ""}`}>{provider.available ? provider.charges : "?"}</td>
-                  <td className={`px-4 py-2.5 text-right tabular-nums ${overcharged ? "font-semibold text-berry" : ""}`}>
-                    {provider.available ? formatMoney(provider.amountCharged, report.currency) : "?"}
+                  <td className="px-4 py-2.5 text-espresso">
+                    {LAB_STRATEGY_INFO[report.strategy].name}
+                  </td>
+                  <td className="px-4 py-2.5 text-mocha">
+                    {report.kind === "storm" ? `storm of ${report.size}` : "crash after the charge"}
+                  </td>
+                  <td
+                    className={`px-4 py-2.5 text-right tabular-nums ${report.orders > 1 ? "font-semibold text-berry" : ""}`}
+                  >
+                    {report.orders}
+                  </td>
+                  <td
+                    className={`px-4 py-2.5 text-right tabular-nums ${overcharged ? "font-semibold text-berry" : ""}`}
+                  >
+                    {provider.available ? provider.charges : "?"}
+                  </td>
+                  <td
+                    className={`px-4 py-2.5 text-right tabular-nums ${overcharged ? "font-semibold text-berry" : ""}`}
+                  >
+                    {provider.available
+                      ? formatMoney(provider.amountCharged, report.currency)
+                      : "?"}
                   </td>
                 </tr>
               );

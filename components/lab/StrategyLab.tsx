@@ -1,7 +1,13 @@
 "use client";
 
 import { explainStorm } from "@/lib/lab/explain";
-import { isLabOnly, LAB_STRATEGIES, LAB_STRATEGY_INFO, type LabStrategy, type StrategyKind } from "@/lib/lab/strategies";
+import {
+  isLabOnly,
+  LAB_STRATEGIES,
+  LAB_STRATEGY_INFO,
+  type LabStrategy,
+  type StrategyKind,
+} from "@/lib/lab/strategies";
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
 import { CrashScenario } from "./CrashScenario";
@@ -23,7 +29,12 @@ interface StrategyLabProps {
  * fired at one strategy, and a row per strategy with what its latest storm
  * did, counted by the server: orders in our tables, charges at the provider.
  */
-export function StrategyLab({ sizes, brokenStrategiesEnabled, keyExpirySeconds, leaseSeconds }: StrategyLabProps) {
+export function StrategyLab({
+  sizes,
+  brokenStrategiesEnabled,
+  keyExpirySeconds,
+  leaseSeconds,
+}: StrategyLabProps) {
   const lab = useStrategyLab(sizes);
 
   return (
@@ -32,14 +43,18 @@ export function StrategyLab({ sizes, brokenStrategiesEnabled, keyExpirySeconds, 
         <p className="inline-flex items-center gap-1.5 rounded-full bg-clay-soft px-2.5 py-0.5 text-xs font-semibold uppercase tracking-[0.14em] text-clay">
           <RepeatIcon width={14} height={14} /> Strategy lab
         </p>
-        <h1 id="lab-heading" className="mt-2 font-display text-3xl font-semibold text-espresso sm:text-4xl">
+        <h1
+          id="lab-heading"
+          className="mt-2 font-display text-3xl font-semibold text-espresso sm:text-4xl"
+        >
           Fire one purchase many times at once
         </h1>
         <p className="mt-3 text-base leading-relaxed text-mocha">
-          Each storm sends the same checkout (one Stoneware Mug, {formatMoney(1800)}, one cart and one Idempotency-Key) many times
-          together, to one of seven server-side strategies: three broken on purpose, three designs the common guides
-          teach, and OncePay&apos;s. They share the pricing, the payment provider and the order writing; they differ only
-          in how they use the key. The counts come from the server: orders from our tables, charges from the payment
+          Each storm sends the same checkout (one Stoneware Mug, {formatMoney(1800)}, one cart and
+          one Idempotency-Key) many times together, to one of seven server-side strategies: three
+          broken on purpose, three designs the common guides teach, and OncePay&apos;s. They share
+          the pricing, the payment provider and the order writing; they differ only in how they use
+          the key. The counts come from the server: orders from our tables, charges from the payment
           provider&apos;s own records.
         </p>
       </section>
@@ -52,33 +67,53 @@ export function StrategyLab({ sizes, brokenStrategiesEnabled, keyExpirySeconds, 
               <label
                 key={size}
                 className={`cursor-pointer rounded-full px-4 py-1.5 text-sm font-semibold tabular-nums ring-1 transition-colors has-[:focus-visible]:outline has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-clay ${
-                  lab.size === size ? "bg-roast text-cream ring-roast" : "bg-white text-espresso ring-sand hover:bg-oat"
+                  lab.size === size
+                    ? "bg-roast text-cream ring-roast"
+                    : "bg-white text-espresso ring-sand hover:bg-oat"
                 }`}
               >
-                <input type="radio" name="storm-size" value={size} checked={lab.size === size} onChange={() => lab.setSize(size)} className="sr-only" />
+                <input
+                  type="radio"
+                  name="storm-size"
+                  value={size}
+                  checked={lab.size === size}
+                  onChange={() => lab.setSize(size)}
+                  className="sr-only"
+                />
                 {size}
               </label>
             ))}
           </div>
         </fieldset>
         <p className="max-w-xl text-xs leading-relaxed text-mocha">
-          All requests are started together with <code className="font-mono">fetch</code>. Over HTTP/1.1 the browser opens at
-          most 6 connections to one server, so the rest of a storm waits in the browser&apos;s queue; &ldquo;on the wire at
-          once&rdquo; is what this browser measured.
+          All requests are started together with <code className="font-mono">fetch</code>. Over
+          HTTP/1.1 the browser opens at most 6 connections to one server, so the rest of a storm
+          waits in the browser&apos;s queue; &ldquo;on the wire at once&rdquo; is what this browser
+          measured.
         </p>
       </div>
 
       {!brokenStrategiesEnabled && (
-        <p className="mt-4 flex gap-2 rounded-xl bg-berry-soft px-3.5 py-2.5 text-sm text-espresso" data-testid="lab-broken-disabled">
+        <p
+          className="mt-4 flex gap-2 rounded-xl bg-berry-soft px-3.5 py-2.5 text-sm text-espresso"
+          data-testid="lab-broken-disabled"
+        >
           <AlertIcon width={18} height={18} className="mt-px shrink-0 text-berry" />
           <span>
-            <strong className="font-semibold">The lab&apos;s own strategies are switched off here.</strong> This server runs without{" "}
-            <code className="font-mono text-xs">DEMO_FAULTS=on</code>, so they answer 403; OncePay&apos;s own still runs.
+            <strong className="font-semibold">
+              The lab&apos;s own strategies are switched off here.
+            </strong>{" "}
+            This server runs without <code className="font-mono text-xs">DEMO_FAULTS=on</code>, so
+            they answer 403; OncePay&apos;s own still runs.
           </span>
         </p>
       )}
       {lab.error && (
-        <p role="alert" className="mt-4 flex gap-2 rounded-xl bg-berry-soft px-3.5 py-2.5 text-sm text-espresso" data-testid="lab-error">
+        <p
+          role="alert"
+          className="mt-4 flex gap-2 rounded-xl bg-berry-soft px-3.5 py-2.5 text-sm text-espresso"
+          data-testid="lab-error"
+        >
           <AlertIcon width={18} height={18} className="mt-px shrink-0 text-berry" />
           <span>The storm could not run: {lab.error}</span>
         </p>
@@ -92,7 +127,11 @@ export function StrategyLab({ sizes, brokenStrategiesEnabled, keyExpirySeconds, 
             size={lab.size}
             run={lab.latest(strategy)}
             running={lab.running === strategy}
-            disabled={!lab.ready || lab.running !== null || (isLabOnly(strategy) && !brokenStrategiesEnabled)}
+            disabled={
+              !lab.ready ||
+              lab.running !== null ||
+              (isLabOnly(strategy) && !brokenStrategiesEnabled)
+            }
             onRun={() => void lab.run(strategy)}
           />
         ))}
@@ -113,7 +152,21 @@ export function StrategyLab({ sizes, brokenStrategiesEnabled, keyExpirySeconds, 
   );
 }
 
-function StrategyRow({ strategy, size, run, running, disabled, onRun }: { strategy: LabStrategy; size: number; run: LabRun | undefined; running: boolean; disabled: boolean; onRun: () => void }) {
+function StrategyRow({
+  strategy,
+  size,
+  run,
+  running,
+  disabled,
+  onRun,
+}: {
+  strategy: LabStrategy;
+  size: number;
+  run: LabRun | undefined;
+  running: boolean;
+  disabled: boolean;
+  onRun: () => void;
+}) {
   const info = LAB_STRATEGY_INFO[strategy];
   return (
     <li
@@ -125,7 +178,11 @@ function StrategyRow({ strategy, size, run, running, disabled, onRun }: { strate
       <div>
         <div className="flex flex-wrap items-center gap-2">
           <h2 className="font-display text-xl font-semibold text-espresso">{info.name}</h2>
-          <span className={`rounded-full px-2 py-0.5 text-[0.6875rem] font-semibold uppercase tracking-wide ${KIND_BADGE[info.kind].tone}`}>{KIND_BADGE[info.kind].label}</span>
+          <span
+            className={`rounded-full px-2 py-0.5 text-[0.6875rem] font-semibold uppercase tracking-wide ${KIND_BADGE[info.kind].tone}`}
+          >
+            {KIND_BADGE[info.kind].label}
+          </span>
         </div>
         <p className="mt-1.5 text-sm leading-relaxed text-mocha">{info.how}</p>
         <button
@@ -142,7 +199,13 @@ function StrategyRow({ strategy, size, run, running, disabled, onRun }: { strate
         </button>
       </div>
 
-      {run ? <StormNumbers run={run} /> : <p className="self-center text-sm text-mocha">{running ? "Storm on its way…" : "No storm yet."}</p>}
+      {run ? (
+        <StormNumbers run={run} />
+      ) : (
+        <p className="self-center text-sm text-mocha">
+          {running ? "Storm on its way…" : "No storm yet."}
+        </p>
+      )}
       {run ? <Verdict run={run} /> : <div className="hidden lg:block" />}
     </li>
   );
@@ -168,14 +231,27 @@ function StormNumbers({ run }: { run: LabRun }) {
         requests sent
         {observation?.peakInFlight != null && (
           <>
-            , <span className="font-semibold tabular-nums" data-testid="lab-peak">{observation.peakInFlight}</span> on the wire at once
+            ,{" "}
+            <span className="font-semibold tabular-nums" data-testid="lab-peak">
+              {observation.peakInFlight}
+            </span>{" "}
+            on the wire at once
           </>
         )}
       </p>
-      <ul className="mt-2 flex flex-wrap gap-1.5" aria-label="HTTP statuses the browser saw" data-testid="lab-statuses">
+      <ul
+        className="mt-2 flex flex-wrap gap-1.5"
+        aria-label="HTTP statuses the browser saw"
+        data-testid="lab-statuses"
+      >
         {observation ? (
           observation.statuses.map(({ label, count }) => (
-            <li key={label} className={`rounded-full px-2.5 py-0.5 text-xs font-semibold tabular-nums ${statusTone(label)}`} data-status={label} data-count={count}>
+            <li
+              key={label}
+              className={`rounded-full px-2.5 py-0.5 text-xs font-semibold tabular-nums ${statusTone(label)}`}
+              data-status={label}
+              data-count={count}
+            >
               {label} × {count}
             </li>
           ))
@@ -184,8 +260,18 @@ function StormNumbers({ run }: { run: LabRun }) {
         )}
       </ul>
       <dl className="mt-3 grid grid-cols-3 gap-2">
-        <Stat label="Orders written" value={String(report.orders)} alarm={tooMany(report.orders)} testId="lab-orders" />
-        <Stat label="Charges at the provider" value={charges === null ? "?" : String(charges)} alarm={tooMany(charges)} testId="lab-charges" />
+        <Stat
+          label="Orders written"
+          value={String(report.orders)}
+          alarm={tooMany(report.orders)}
+          testId="lab-orders"
+        />
+        <Stat
+          label="Charges at the provider"
+          value={charges === null ? "?" : String(charges)}
+          alarm={tooMany(charges)}
+          testId="lab-charges"
+        />
         <Stat
           label="Money taken"
           value={provider.available ? formatMoney(provider.amountCharged, report.currency) : "?"}
@@ -198,11 +284,26 @@ function StormNumbers({ run }: { run: LabRun }) {
   );
 }
 
-function Stat({ label, value, alarm, testId }: { label: string; value: string; alarm: boolean; testId: string }) {
+function Stat({
+  label,
+  value,
+  alarm,
+  testId,
+}: {
+  label: string;
+  value: string;
+  alarm: boolean;
+  testId: string;
+}) {
   return (
     <div className={`rounded-xl px-3 py-2 ${alarm ? "bg-berry-soft" : "bg-cream"}`}>
-      <dt className="text-[0.6875rem] font-medium uppercase leading-tight tracking-wide text-mocha">{label}</dt>
-      <dd className={`mt-0.5 text-xl font-semibold tabular-nums ${alarm ? "text-berry" : "text-espresso"}`} data-testid={testId}>
+      <dt className="text-[0.6875rem] font-medium uppercase leading-tight tracking-wide text-mocha">
+        {label}
+      </dt>
+      <dd
+        className={`mt-0.5 text-xl font-semibold tabular-nums ${alarm ? "text-berry" : "text-espresso"}`}
+        data-testid={testId}
+      >
         {value}
       </dd>
     </div>
@@ -211,8 +312,18 @@ function Stat({ label, value, alarm, testId }: { label: string; value: string; a
 
 function Verdict({ run }: { run: LabRun }) {
   const { report } = run;
-  if (!report.provider.available) return <p className="text-sm text-mocha">The charges could not be counted, so there is no verdict.</p>;
-  const verdict = explainStorm({ strategy: report.strategy, size: report.size, orders: report.orders, charges: report.provider.charges });
+  if (!report.provider.available)
+    return (
+      <p className="text-sm text-mocha">
+        The charges could not be counted, so there is no verdict.
+      </p>
+    );
+  const verdict = explainStorm({
+    strategy: report.strategy,
+    size: report.size,
+    orders: report.orders,
+    charges: report.provider.charges,
+  });
   const broke = verdict.outcome === "broke";
   const Icon = broke ? AlertIcon : verdict.outcome === "held" ? CheckIcon : RepeatIcon;
   return (
@@ -221,9 +332,15 @@ function Verdict({ run }: { run: LabRun }) {
       data-testid="lab-verdict"
       data-outcome={verdict.outcome}
     >
-      <Icon width={18} height={18} className={`mt-0.5 shrink-0 ${broke ? "text-berry" : verdict.outcome === "held" ? "text-sage" : "text-clay"}`} />
+      <Icon
+        width={18}
+        height={18}
+        className={`mt-0.5 shrink-0 ${broke ? "text-berry" : verdict.outcome === "held" ? "text-sage" : "text-clay"}`}
+      />
       <span>
-        <strong className="font-semibold">{broke ? "Broke. " : verdict.outcome === "held" ? "Held. " : "Got lucky. "}</strong>
+        <strong className="font-semibold">
+          {broke ? "Broke. " : verdict.outcome === "held" ? "Held. " : "Got lucky. "}
+        </strong>
         {verdict.sentence}
       </span>
     </p>
@@ -231,7 +348,8 @@ function Verdict({ run }: { run: LabRun }) {
 }
 
 function statusTone(label: string): string {
-  if (label.startsWith("2")) return label.includes("replayed") ? "bg-clay-soft text-clay" : "bg-sage-soft text-sage";
+  if (label.startsWith("2"))
+    return label.includes("replayed") ? "bg-clay-soft text-clay" : "bg-sage-soft text-sage";
   if (label === "409") return "bg-honey/40 text-roast";
   return "bg-berry-soft text-berry";
 }

@@ -2,8 +2,21 @@
 
 import { useEffect, useState } from "react";
 import { runCrashScenario, type CrashAttempt, type CrashObservation } from "@/lib/client/lab-crash";
-import { isCrashObservation, isStormObservation, loadObservations, saveObservation } from "@/lib/client/lab-observations";
-import { browserStormTiming, fetchStormReport, fireStorm, listStormReports, startLabRun, type StormObservation, type StormReport } from "@/lib/client/lab-storm";
+import {
+  isCrashObservation,
+  isStormObservation,
+  loadObservations,
+  saveObservation,
+} from "@/lib/client/lab-observations";
+import {
+  browserStormTiming,
+  fetchStormReport,
+  fireStorm,
+  listStormReports,
+  startLabRun,
+  type StormObservation,
+  type StormReport,
+} from "@/lib/client/lab-storm";
 import type { LabStrategy } from "@/lib/lab/strategies";
 
 /** One storm as the page shows it: the server's report, and what this browser saw of it (if it fired it). */
@@ -27,9 +40,14 @@ function sessionStorageOrUndefined(): Storage | undefined {
 }
 
 const fetchFromPage = (input: string, init: RequestInit) => window.fetch(input, init);
-const crashDeps = { fetch: fetchFromPage, now: () => performance.now(), sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
+const crashDeps = {
+  fetch: fetchFromPage,
+  now: () => performance.now(),
+  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+};
 
-const newestFirst = <T extends { report: StormReport }>(runs: T[]) => [...runs].sort((a, b) => b.report.createdAt.localeCompare(a.report.createdAt));
+const newestFirst = <T extends { report: StormReport }>(runs: T[]) =>
+  [...runs].sort((a, b) => b.report.createdAt.localeCompare(a.report.createdAt));
 
 /**
  * The lab page's state: the storm size, the runs going on now, and every
@@ -56,8 +74,26 @@ export function useStrategyLab(sizes: readonly number[]) {
         if (cancelled) return;
         const observations = loadObservations(sessionStorageOrUndefined());
         const seen = (report: StormReport) => observations.get(report.id);
-        setRuns(reports.filter((report) => report.kind === "storm").map((report) => ({ report, observation: isStormObservation(seen(report)) ? (seen(report) as StormObservation) : null })));
-        setCrashes(reports.filter((report) => report.kind === "crash").map((report) => ({ report, observation: isCrashObservation(seen(report)) ? (seen(report) as CrashObservation) : null })));
+        setRuns(
+          reports
+            .filter((report) => report.kind === "storm")
+            .map((report) => ({
+              report,
+              observation: isStormObservation(seen(report))
+                ? (seen(report) as StormObservation)
+                : null,
+            })),
+        );
+        setCrashes(
+          reports
+            .filter((report) => report.kind === "crash")
+            .map((report) => ({
+              report,
+              observation: isCrashObservation(seen(report))
+                ? (seen(report) as CrashObservation)
+                : null,
+            })),
+        );
         setListed(true);
       },
       // Nothing to show; runs can still start (each reports itself).
@@ -76,10 +112,21 @@ export function useStrategyLab(sizes: readonly number[]) {
     setError(null);
     try {
       const storm = await startLabRun(fetchFromPage, { strategy, size });
-      const observation = await fireStorm(fetchFromPage, browserStormTiming(), storm.id, storm.request, size);
+      const observation = await fireStorm(
+        fetchFromPage,
+        browserStormTiming(),
+        storm.id,
+        storm.request,
+        size,
+      );
       saveObservation(sessionStorageOrUndefined(), observation);
       const report = await fetchStormReport(fetchFromPage, storm.id);
-      setRuns((current) => newestFirst([{ report, observation }, ...current.filter((old) => old.report.id !== report.id)]));
+      setRuns((current) =>
+        newestFirst([
+          { report, observation },
+          ...current.filter((old) => old.report.id !== report.id),
+        ]),
+      );
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
@@ -94,12 +141,19 @@ export function useStrategyLab(sizes: readonly number[]) {
     try {
       const started = await startLabRun(fetchFromPage, { strategy, kind: "crash" });
       if (!started.crash) throw new Error("The server started a storm, not a crash scenario");
-      const observation = await runCrashScenario(crashDeps, { stormId: started.id, request: started.request, crash: started.crash }, (attempts) =>
-        setCrashing((current) => ({ ...current, [strategy]: attempts })),
+      const observation = await runCrashScenario(
+        crashDeps,
+        { stormId: started.id, request: started.request, crash: started.crash },
+        (attempts) => setCrashing((current) => ({ ...current, [strategy]: attempts })),
       );
       saveObservation(sessionStorageOrUndefined(), observation);
       const report = await fetchStormReport(fetchFromPage, started.id);
-      setCrashes((current) => newestFirst([{ report, observation }, ...current.filter((old) => old.report.id !== report.id)]));
+      setCrashes((current) =>
+        newestFirst([
+          { report, observation },
+          ...current.filter((old) => old.report.id !== report.id),
+        ]),
+      );
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
@@ -112,6 +166,20 @@ export function useStrategyLab(sizes: readonly number[]) {
   }
 
   const latest = (strategy: LabStrategy) => runs.find((one) => one.report.strategy === strategy);
-  const latestCrash = (strategy: LabStrategy) => crashes.find((one) => one.report.strategy === strategy);
-  return { size, setSize, runs, crashes, running, crashing, ready: listed, error, run, crash, latest, latestCrash };
+  const latestCrash = (strategy: LabStrategy) =>
+    crashes.find((one) => one.report.strategy === strategy);
+  return {
+    size,
+    setSize,
+    runs,
+    crashes,
+    running,
+    crashing,
+    ready: listed,
+    error,
+    run,
+    crash,
+    latest,
+    latestCrash,
+  };
 }

@@ -5,10 +5,26 @@ import { AlertIcon, CheckIcon, KeyIcon } from "@/components/ui/icons";
 import { formatInstant } from "./format";
 
 const STEPS: { point: keyof KeyInspection["reached"]; label: string; what: string }[] = [
-  { point: "claimed", label: "Claimed", what: "INSERT … ON CONFLICT won the key, before anything else" },
-  { point: "paymentStarted", label: "Payment started", what: "the charge was about to be asked for, its cart stored" },
-  { point: "charged", label: "Charged", what: "the provider answered; its answer stored with the key" },
-  { point: "finished", label: "Finished", what: "the order and the completed key committed together" },
+  {
+    point: "claimed",
+    label: "Claimed",
+    what: "INSERT … ON CONFLICT won the key, before anything else",
+  },
+  {
+    point: "paymentStarted",
+    label: "Payment started",
+    what: "the charge was about to be asked for, its cart stored",
+  },
+  {
+    point: "charged",
+    label: "Charged",
+    what: "the provider answered; its answer stored with the key",
+  },
+  {
+    point: "finished",
+    label: "Finished",
+    what: "the order and the completed key committed together",
+  },
 ];
 
 /** One key's life, from our row and from the payment provider's records. */
@@ -22,10 +38,15 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
           data-testid="key-state"
           data-state={inspection.state}
         >
-          {inspection.state === "complete" ? `Complete: replays its ${inspection.response?.status ?? ""} answer` : `In flight at ${inspection.recoveryPoint.replace("_", " ")}`}
+          {inspection.state === "complete"
+            ? `Complete: replays its ${inspection.response?.status ?? ""} answer`
+            : `In flight at ${inspection.recoveryPoint.replace("_", " ")}`}
         </span>
         <span className="text-mocha">
-          Recovery point <code className="font-mono text-espresso" data-testid="key-recovery-point">{inspection.recoveryPoint}</code>
+          Recovery point{" "}
+          <code className="font-mono text-espresso" data-testid="key-recovery-point">
+            {inspection.recoveryPoint}
+          </code>
         </span>
       </p>
 
@@ -35,12 +56,21 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
             const at = reached[point];
             return (
               <li key={point} className="relative" data-point={point} data-reached={at !== null}>
-                <span aria-hidden="true" className={`absolute -left-[1.6rem] top-0.5 grid size-5 place-items-center rounded-full ring-4 ring-white ${at ? "bg-sage text-white" : "bg-oat text-mocha"}`}>
+                <span
+                  aria-hidden="true"
+                  className={`absolute -left-[1.6rem] top-0.5 grid size-5 place-items-center rounded-full ring-4 ring-white ${at ? "bg-sage text-white" : "bg-oat text-mocha"}`}
+                >
                   {at && <CheckIcon width={12} height={12} strokeWidth={2.5} />}
                 </span>
                 <p className="text-sm font-semibold text-espresso">
                   {label}{" "}
-                  <span className="font-normal tabular-nums text-mocha">{at ? <time dateTime={at}>{formatInstant(at, "milliseconds")}</time> : "not reached"}</span>
+                  <span className="font-normal tabular-nums text-mocha">
+                    {at ? (
+                      <time dateTime={at}>{formatInstant(at, "milliseconds")}</time>
+                    ) : (
+                      "not reached"
+                    )}
+                  </span>
                 </p>
                 <p className="text-xs text-mocha">{what}</p>
               </li>
@@ -59,12 +89,24 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
           <Field label="Fingerprint">
             <code className="break-all font-mono text-xs">{inspection.fingerprint}</code>
           </Field>
-          <Field label="Stored answer">{inspection.response ? <span data-testid="key-response-status">{inspection.response.status}</span> : "none yet"}</Field>
+          <Field label="Stored answer">
+            {inspection.response ? (
+              <span data-testid="key-response-status">{inspection.response.status}</span>
+            ) : (
+              "none yet"
+            )}
+          </Field>
           <Field label="Lease">
             {lease ? (
               <span data-testid="key-lease">
-                held by <code className="break-all font-mono text-xs">{lease.owner}</code> until {formatInstant(lease.expiresAt)}
-                {lease.expired && <strong className="font-semibold text-berry"> (run out: a retry or the recovery worker may take it over)</strong>}
+                held by <code className="break-all font-mono text-xs">{lease.owner}</code> until{" "}
+                {formatInstant(lease.expiresAt)}
+                {lease.expired && (
+                  <strong className="font-semibold text-berry">
+                    {" "}
+                    (run out: a retry or the recovery worker may take it over)
+                  </strong>
+                )}
               </span>
             ) : (
               <span data-testid="key-lease">none: nobody holds a complete key</span>
@@ -76,28 +118,46 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
 
       <Section title="At the payment provider">
         <p className="text-sm text-mocha">
-          Provider key <code className="break-all font-mono text-xs text-espresso" data-testid="key-provider-key">{inspection.providerKey}</code>
+          Provider key{" "}
+          <code
+            className="break-all font-mono text-xs text-espresso"
+            data-testid="key-provider-key"
+          >
+            {inspection.providerKey}
+          </code>
         </p>
-        {provider.available ? <ProviderIntents intents={provider.paymentIntents} /> : <p className="mt-2 rounded-xl bg-honey/40 p-3 text-sm text-roast">{provider.detail}</p>}
+        {provider.available ? (
+          <ProviderIntents intents={provider.paymentIntents} />
+        ) : (
+          <p className="mt-2 rounded-xl bg-honey/40 p-3 text-sm text-roast">{provider.detail}</p>
+        )}
       </Section>
 
       <Section title="What it produced">
         {inspection.order ? (
           <p className="text-sm text-espresso" data-testid="key-order">
-            Order <code className="break-all font-mono text-xs">{inspection.order.id}</code>, {formatMoney(inspection.order.amount, inspection.order.currency)},{" "}
+            Order <code className="break-all font-mono text-xs">{inspection.order.id}</code>,{" "}
+            {formatMoney(inspection.order.amount, inspection.order.currency)},{" "}
             {formatInstant(inspection.order.createdAt)}.{" "}
             <Link href="/orders" className="font-semibold text-clay underline underline-offset-2">
               All orders
             </Link>
           </p>
         ) : (
-          <p className="text-sm text-mocha" data-testid="key-order">No order{inspection.payments.some((payment) => payment.status === "declined") ? ": the card was declined" : " yet"}.</p>
+          <p className="text-sm text-mocha" data-testid="key-order">
+            No order
+            {inspection.payments.some((payment) => payment.status === "declined")
+              ? ": the card was declined"
+              : " yet"}
+            .
+          </p>
         )}
         {inspection.payments.length > 0 && (
           <ul className="mt-2 space-y-1 text-xs text-mocha">
             {inspection.payments.map((payment) => (
               <li key={payment.providerPaymentId}>
-                Our payment row: {payment.status}, {formatMoney(payment.amount, payment.currency)}, <code className="font-mono">{payment.providerPaymentId}</code>
+                Our payment row: {payment.status}, {formatMoney(payment.amount, payment.currency)},{" "}
+                <code className="font-mono">{payment.providerPaymentId}</code>
                 {payment.declineCode && ` (${payment.declineCode})`}
               </li>
             ))}
@@ -108,8 +168,14 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
   );
 }
 
-function ProviderIntents({ intents }: { intents: Extract<KeyInspection["provider"], { available: true }>["paymentIntents"] }) {
-  const charged = intents.flatMap((intent) => intent.charges).filter((charge) => charge.status === "succeeded").length;
+function ProviderIntents({
+  intents,
+}: {
+  intents: Extract<KeyInspection["provider"], { available: true }>["paymentIntents"];
+}) {
+  const charged = intents
+    .flatMap((intent) => intent.charges)
+    .filter((charge) => charge.status === "succeeded").length;
   return (
     <>
       <p
@@ -118,11 +184,19 @@ function ProviderIntents({ intents }: { intents: Extract<KeyInspection["provider
         data-charges={charged}
       >
         {charged > 1 ? <AlertIcon width={14} height={14} /> : <CheckIcon width={14} height={14} />}
-        {charged === 0 ? "No successful charge" : charged === 1 ? "1 successful charge" : `${charged} successful charges for one key: a bug`}
+        {charged === 0
+          ? "No successful charge"
+          : charged === 1
+            ? "1 successful charge"
+            : `${charged} successful charges for one key: a bug`}
       </p>
       <ul className="mt-3 space-y-2">
         {intents.map((intent) => (
-          <li key={intent.id} className="rounded-xl bg-cream p-3 text-sm" data-testid="key-payment-intent">
+          <li
+            key={intent.id}
+            className="rounded-xl bg-cream p-3 text-sm"
+            data-testid="key-payment-intent"
+          >
             <p className="flex flex-wrap justify-between gap-2">
               <code className="break-all font-mono text-xs text-espresso">{intent.id}</code>
               <span className="tabular-nums text-espresso">
@@ -133,13 +207,18 @@ function ProviderIntents({ intents }: { intents: Extract<KeyInspection["provider
               {intent.charges.map((charge) => (
                 <li key={charge.id}>
                   Charge <code className="font-mono">{charge.id}</code>: {charge.status}
-                  {charge.failureCode && ` (${charge.failureCode})`}, {formatInstant(charge.createdAt)}
+                  {charge.failureCode && ` (${charge.failureCode})`},{" "}
+                  {formatInstant(charge.createdAt)}
                 </li>
               ))}
             </ul>
           </li>
         ))}
-        {intents.length === 0 && <li className="text-sm text-mocha">No PaymentIntent under this provider key: the charge was never asked for.</li>}
+        {intents.length === 0 && (
+          <li className="text-sm text-mocha">
+            No PaymentIntent under this provider key: the charge was never asked for.
+          </li>
+        )}
       </ul>
     </>
   );

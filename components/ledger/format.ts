@@ -1,5 +1,8 @@
 /** A moment as the ledger pages show it: the same on the server and in every browser (UTC, to the second, or to the millisecond where steps follow each other closely). */
-export function formatInstant(iso: string, precision: "seconds" | "milliseconds" = "seconds"): string {
+export function formatInstant(
+  iso: string,
+  precision: "seconds" | "milliseconds" = "seconds",
+): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, precision === "seconds" ? 19 : 23)} UTC`;
 }
 

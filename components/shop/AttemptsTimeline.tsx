@@ -42,37 +42,59 @@ export function AttemptsTimeline({ log, idempotencyKey, keyless, running }: Atte
     : `${plural(attempts, "attempt")}, 1 key, ${orders > 0 ? plural(orders, "order") : running ? "no order yet" : "no order"}`;
 
   return (
-    <section aria-labelledby="attempts-heading" data-testid="attempts-timeline" className="rounded-xl border border-sand bg-cream p-4">
+    <section
+      aria-labelledby="attempts-heading"
+      data-testid="attempts-timeline"
+      className="rounded-xl border border-sand bg-cream p-4"
+    >
       <div className="flex flex-wrap items-baseline justify-between gap-x-3 gap-y-1">
         <h3 id="attempts-heading" className="text-sm font-semibold text-espresso">
           Attempts
         </h3>
-        <p className={`text-xs font-medium ${keyless ? "text-berry" : "text-mocha"}`} data-testid="attempts-summary">
+        <p
+          className={`text-xs font-medium ${keyless ? "text-berry" : "text-mocha"}`}
+          data-testid="attempts-summary"
+        >
           {summary}
         </p>
       </div>
 
       {keyless ? (
-        <p className="mt-2 flex items-center gap-1.5 rounded-lg bg-berry-soft px-2.5 py-1.5 text-xs font-medium text-berry" data-testid="timeline-key">
-          <AlertIcon width={14} height={14} className="shrink-0" /> No Idempotency-Key sent (broken strategy)
+        <p
+          className="mt-2 flex items-center gap-1.5 rounded-lg bg-berry-soft px-2.5 py-1.5 text-xs font-medium text-berry"
+          data-testid="timeline-key"
+        >
+          <AlertIcon width={14} height={14} className="shrink-0" /> No Idempotency-Key sent (broken
+          strategy)
         </p>
       ) : (
         <p className="mt-2 text-xs text-mocha">
           <span className="flex items-center gap-1.5 font-medium">
             <KeyIcon width={14} height={14} /> Idempotency-Key, sent with every attempt
           </span>
-          <code className="mt-0.5 block break-all font-mono text-espresso" data-testid="timeline-key">
+          <code
+            className="mt-0.5 block break-all font-mono text-espresso"
+            data-testid="timeline-key"
+          >
             {idempotencyKey}
           </code>
           {idempotencyKey && (
-            <Link href={keyPagePath(idempotencyKey)} className="mt-1 inline-block font-semibold text-clay underline underline-offset-2 hover:text-espresso" data-testid="inspect-key">
+            <Link
+              href={keyPagePath(idempotencyKey)}
+              className="mt-1 inline-block font-semibold text-clay underline underline-offset-2 hover:text-espresso"
+              data-testid="inspect-key"
+            >
               Inspect this key
             </Link>
           )}
         </p>
       )}
 
-      <ol ref={listRef} className="mt-3 space-y-3 border-l-2 border-sand pl-4" aria-label="Attempts, oldest first">
+      <ol
+        ref={listRef}
+        className="mt-3 space-y-3 border-l-2 border-sand pl-4"
+        aria-label="Attempts, oldest first"
+      >
         {log.map((entry) => (
           <AttemptRow key={entry.seq} entry={entry} keyless={keyless} />
         ))}
@@ -92,12 +114,16 @@ function AttemptRow({ entry, keyless }: { entry: LoggedAttempt; keyless: boolean
       data-status={entry.status ?? entry.failure ?? ""}
       data-replayed={entry.replayed}
     >
-      <span aria-hidden="true" className={`absolute -left-[1.6rem] top-0.5 grid size-5 place-items-center rounded-full ring-4 ring-cream ${look.dot}`}>
+      <span
+        aria-hidden="true"
+        className={`absolute -left-[1.6rem] top-0.5 grid size-5 place-items-center rounded-full ring-4 ring-cream ${look.dot}`}
+      >
         <Icon width={12} height={12} strokeWidth={2.5} />
       </span>
       <div className="flex items-baseline justify-between gap-2 text-sm">
         <p className="min-w-0 text-espresso">
-          <span className="font-semibold">#{entry.seq}</span> <span data-testid="attempt-outcome">{look.label}</span>
+          <span className="font-semibold">#{entry.seq}</span>{" "}
+          <span data-testid="attempt-outcome">{look.label}</span>
           {entry.replayed && (
             <span className="ml-1.5 inline-block rounded-full bg-clay-soft px-1.5 py-px align-middle text-[0.6875rem] font-semibold uppercase tracking-wide text-clay">
               Replay
@@ -105,7 +131,11 @@ function AttemptRow({ entry, keyless }: { entry: LoggedAttempt; keyless: boolean
           )}
         </p>
         <span className="shrink-0 text-xs tabular-nums text-mocha" data-testid="attempt-duration">
-          {entry.durationMs === null ? (entry.state === "sending" ? "…" : "–") : formatDuration(entry.durationMs)}
+          {entry.durationMs === null
+            ? entry.state === "sending"
+              ? "…"
+              : "–"
+            : formatDuration(entry.durationMs)}
         </span>
       </div>
       <p className="mt-0.5 text-xs text-mocha">
@@ -132,19 +162,32 @@ function AttemptRow({ entry, keyless }: { entry: LoggedAttempt; keyless: boolean
 }
 
 function appearance(entry: LoggedAttempt): { label: string; dot: string; icon: typeof CheckIcon } {
-  if (entry.state === "sending") return { label: "Sending…", dot: "bg-oat text-espresso", icon: Spinner };
+  if (entry.state === "sending")
+    return { label: "Sending…", dot: "bg-oat text-espresso", icon: Spinner };
   if (entry.state === "interrupted") {
-    return { label: "Interrupted: the page reloaded before an answer", dot: "bg-latte text-espresso", icon: RepeatIcon };
+    return {
+      label: "Interrupted: the page reloaded before an answer",
+      dot: "bg-latte text-espresso",
+      icon: RepeatIcon,
+    };
   }
   if (entry.failure === "timeout") {
-    return { label: `Timed out after ${RETRY_POLICY.attemptTimeoutMs / 1000} s`, dot: "bg-honey text-roast", icon: AlertIcon };
+    return {
+      label: `Timed out after ${RETRY_POLICY.attemptTimeoutMs / 1000} s`,
+      dot: "bg-honey text-roast",
+      icon: AlertIcon,
+    };
   }
-  if (entry.failure === "network") return { label: "Network error: connection lost", dot: "bg-honey text-roast", icon: AlertIcon };
+  if (entry.failure === "network")
+    return { label: "Network error: connection lost", dot: "bg-honey text-roast", icon: AlertIcon };
   const status = entry.status ?? 0;
   const label = describeStatus(entry);
   if (status >= 200 && status < 300) {
-    return entry.replayed ? { label, dot: "bg-clay text-white", icon: RepeatIcon } : { label, dot: "bg-sage text-white", icon: CheckIcon };
+    return entry.replayed
+      ? { label, dot: "bg-clay text-white", icon: RepeatIcon }
+      : { label, dot: "bg-sage text-white", icon: CheckIcon };
   }
-  if (entry.retryInMs !== null || status === 409 || status === 429 || status >= 500) return { label, dot: "bg-honey text-roast", icon: AlertIcon };
+  if (entry.retryInMs !== null || status === 409 || status === 429 || status >= 500)
+    return { label, dot: "bg-honey text-roast", icon: AlertIcon };
   return { label, dot: "bg-berry text-white", icon: AlertIcon };
 }

@@ -69,9 +69,17 @@ export function CartPanel({
           <p className="mt-1 text-sm text-mocha">Add something from the shop to get brewing.</p>
         </div>
       ) : (
-        <ul className="-mx-1 mt-3 divide-y divide-sand px-1 lg:max-h-64 lg:overflow-y-auto" aria-label="Items in your cart">
+        <ul
+          className="-mx-1 mt-3 divide-y divide-sand px-1 lg:max-h-64 lg:overflow-y-auto"
+          aria-label="Items in your cart"
+        >
           {lines.map(({ product, quantity }) => (
-            <li key={product.sku} className="flex gap-3 py-3" data-testid="cart-line" data-sku={product.sku}>
+            <li
+              key={product.sku}
+              className="flex gap-3 py-3"
+              data-testid="cart-line"
+              data-sku={product.sku}
+            >
               <Image
                 src={product.image}
                 alt=""
@@ -87,7 +95,9 @@ export function CartPanel({
                     {formatMoney(product.unitAmount * quantity, product.currency)}
                   </p>
                 </div>
-                <p className="text-xs text-mocha">{formatMoney(product.unitAmount, product.currency)} each</p>
+                <p className="text-xs text-mocha">
+                  {formatMoney(product.unitAmount, product.currency)} each
+                </p>
                 <div className="mt-2 flex items-center justify-between gap-2">
                   <QuantityStepper
                     label={product.name}
@@ -147,7 +157,11 @@ export function CartPanel({
                 </option>
               ))}
             </select>
-            <ChevronDownIcon width={18} height={18} className="pointer-events-none absolute right-3 top-1/2 -translate-y-1/2 text-mocha" />
+            <ChevronDownIcon
+              width={18}
+              height={18}
+              className="pointer-events-none absolute right-3 top-1/2 -translate-y-1/2 text-mocha"
+            />
           </div>
         </div>
 
@@ -173,7 +187,10 @@ export function CartPanel({
             </>
           )}
         </button>
-        <p id="pay-note" className={`text-xs leading-relaxed ${withoutKey ? "font-medium text-berry" : "text-mocha"}`}>
+        <p
+          id="pay-note"
+          className={`text-xs leading-relaxed ${withoutKey ? "font-medium text-berry" : "text-mocha"}`}
+        >
           {withoutKey
             ? "Broken strategy (demo): this payment goes to the lab endpoint with no Idempotency-Key, so a retry is a second charge."
             : guardSubmit

@@ -12,11 +12,15 @@ export function statusText(phase: CheckoutPhase): string {
       return "";
     case "paying":
       if (phase.attempt > 1) return `Retrying (${phase.attempt} of ${phase.maxAttempts})…`;
-      return phase.resumed ? "Resuming the payment interrupted by the reload, with the same key…" : "Paying…";
+      return phase.resumed
+        ? "Resuming the payment interrupted by the reload, with the same key…"
+        : "Paying…";
     case "waiting":
       return `Retrying (${phase.nextAttempt} of ${phase.maxAttempts}) in ${(phase.inMs / 1000).toFixed(1)} s: ${describeFailure(phase.after)}.`;
     case "paid":
-      return phase.replayed ? "Paid (replayed: the stored result of this key, no second charge)" : "Paid";
+      return phase.replayed
+        ? "Paid (replayed: the stored result of this key, no second charge)"
+        : "Paid";
     case "declined":
       return `Payment declined: ${phase.detail}`;
     case "failed":
@@ -55,28 +59,40 @@ export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
         className={text ? "flex items-start gap-2 px-3.5 py-2.5 text-sm font-medium" : "sr-only"}
       >
         {phase.kind === "paying" && <Spinner width={18} height={18} className="mt-px shrink-0" />}
-        {phase.kind === "waiting" && <RepeatIcon width={18} height={18} className="mt-px shrink-0 text-clay" />}
+        {phase.kind === "waiting" && (
+          <RepeatIcon width={18} height={18} className="mt-px shrink-0 text-clay" />
+        )}
         {phase.kind === "paid" && <CheckIcon width={18} height={18} className="mt-px shrink-0" />}
         {settledBadly && <AlertIcon width={18} height={18} className="mt-px shrink-0" />}
         <span>{text}</span>
       </p>
 
       {phase.kind === "declined" && (
-        <div role="alert" data-testid="checkout-alert" className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso">
-          <strong className="font-semibold">Your cart is saved.</strong> Choose another payment method, then pay again.
+        <div
+          role="alert"
+          data-testid="checkout-alert"
+          className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso"
+        >
+          <strong className="font-semibold">Your cart is saved.</strong> Choose another payment
+          method, then pay again.
         </div>
       )}
       {phase.kind === "failed" && (
-        <div role="alert" data-testid="checkout-alert" className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso">
+        <div
+          role="alert"
+          data-testid="checkout-alert"
+          className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso"
+        >
           {phase.outcomeUnknown ? (
             <>
-              <strong className="font-semibold">Payment not confirmed.</strong> Paying again resends the same
-              Idempotency-Key: if an earlier attempt went through, you get its result, not a second charge.
+              <strong className="font-semibold">Payment not confirmed.</strong> Paying again resends
+              the same Idempotency-Key: if an earlier attempt went through, you get its result, not
+              a second charge.
             </>
           ) : (
             <>
-              <strong className="font-semibold">Nothing was charged.</strong> The server refused this request; sending it
-              again would not help.
+              <strong className="font-semibold">Nothing was charged.</strong> The server refused
+              this request; sending it again would not help.
             </>
           )}
         </div>

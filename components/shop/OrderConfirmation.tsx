@@ -16,7 +16,13 @@ interface OrderConfirmationProps {
   onNewOrder: () => void;
 }
 
-export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, onNewOrder }: OrderConfirmationProps) {
+export function OrderConfirmation({
+  order,
+  replayed,
+  idempotencyKey,
+  attempts,
+  onNewOrder,
+}: OrderConfirmationProps) {
   const headingRef = useRef<HTMLHeadingElement>(null);
 
   // Move focus to the result, so keyboard and screen reader users land on it.
@@ -25,7 +31,10 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
   }, []);
 
   const { payment } = order;
-  const paidWith = payment && (PAYMENT_METHODS.find((method) => method.id === payment.paymentMethod)?.label ?? payment.paymentMethod);
+  const paidWith =
+    payment &&
+    (PAYMENT_METHODS.find((method) => method.id === payment.paymentMethod)?.label ??
+      payment.paymentMethod);
 
   return (
     <section data-testid="order-confirmation" aria-labelledby="order-confirmed-heading">
@@ -42,7 +51,9 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
           >
             Order confirmed
           </h2>
-          <p className="text-sm text-mocha">Thank you! Your coffee gear is on its way (in spirit).</p>
+          <p className="text-sm text-mocha">
+            Thank you! Your coffee gear is on its way (in spirit).
+          </p>
         </div>
       </div>
 
@@ -64,7 +75,11 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
         )}
         <dt className="text-mocha">Requests</dt>
         <dd className="text-espresso" data-testid="order-attempts">
-          {attempts === 1 ? "1 request" : idempotencyKey === null ? `${attempts} requests, no key` : `${attempts} requests, charged once`}
+          {attempts === 1
+            ? "1 request"
+            : idempotencyKey === null
+              ? `${attempts} requests, no key`
+              : `${attempts} requests, charged once`}
         </dd>
       </dl>
 
@@ -74,17 +89,23 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
             <span className="text-espresso">
               {item.name} <span className="text-mocha">× {item.quantity}</span>
             </span>
-            <span className="tabular-nums text-espresso">{formatMoney(item.amount, order.currency)}</span>
+            <span className="tabular-nums text-espresso">
+              {formatMoney(item.amount, order.currency)}
+            </span>
           </li>
         ))}
       </ul>
 
       {replayed && (
-        <p className="mt-4 flex gap-2 rounded-xl bg-clay-soft p-3 text-sm text-espresso" data-testid="order-replayed">
+        <p
+          className="mt-4 flex gap-2 rounded-xl bg-clay-soft p-3 text-sm text-espresso"
+          data-testid="order-replayed"
+        >
           <RepeatIcon width={18} height={18} className="mt-0.5 shrink-0 text-clay" />
           <span>
-            <strong className="font-semibold">Replayed result.</strong> The server had already completed this order, so it
-            returned the first response (<code className="font-mono text-xs">Idempotent-Replayed: true</code>) instead of
+            <strong className="font-semibold">Replayed result.</strong> The server had already
+            completed this order, so it returned the first response (
+            <code className="font-mono text-xs">Idempotent-Replayed: true</code>) instead of
             charging you again.
           </span>
         </p>
@@ -92,22 +113,33 @@ export function OrderConfirmation({ order, replayed, idempotencyKey, attempts, o
 
       {/* The key itself is in the attempts timeline below; here only its absence needs saying. */}
       {idempotencyKey === null && (
-        <p className="mt-4 flex gap-2 rounded-xl bg-berry-soft p-3 text-sm text-espresso" data-testid="duplicate-warning">
+        <p
+          className="mt-4 flex gap-2 rounded-xl bg-berry-soft p-3 text-sm text-espresso"
+          data-testid="duplicate-warning"
+        >
           <AlertIcon width={18} height={18} className="mt-0.5 shrink-0 text-berry" />
           <span>
-            <strong className="font-semibold text-berry">Charged more than once.</strong> This payment was sent without an
-            Idempotency-Key, so the server could not tell the retry from a new purchase. The attempt whose answer was lost
-            was charged too: this is the bug the key prevents.
+            <strong className="font-semibold text-berry">Charged more than once.</strong> This
+            payment was sent without an Idempotency-Key, so the server could not tell the retry from
+            a new purchase. The attempt whose answer was lost was charged too: this is the bug the
+            key prevents.
           </span>
         </p>
       )}
 
       <p className="mt-4 flex flex-wrap gap-x-4 gap-y-1 text-sm font-semibold">
-        <Link href="/orders" className="text-clay underline underline-offset-2 hover:text-espresso" data-testid="see-orders">
+        <Link
+          href="/orders"
+          className="text-clay underline underline-offset-2 hover:text-espresso"
+          data-testid="see-orders"
+        >
           See it in your orders
         </Link>
         {idempotencyKey && (
-          <Link href={keyPagePath(idempotencyKey)} className="text-clay underline underline-offset-2 hover:text-espresso">
+          <Link
+            href={keyPagePath(idempotencyKey)}
+            className="text-clay underline underline-offset-2 hover:text-espresso"
+          >
             Inspect its key
           </Link>
         )}

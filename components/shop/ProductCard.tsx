@@ -11,7 +11,13 @@ interface ProductCardProps {
   priority?: boolean;
 }
 
-export function ProductCard({ product, quantityInCart, disabled, onAdd, priority = false }: ProductCardProps) {
+export function ProductCard({
+  product,
+  quantityInCart,
+  disabled,
+  onAdd,
+  priority = false,
+}: ProductCardProps) {
   const headingId = `product-${product.sku}`;
   return (
     <article
@@ -37,7 +43,10 @@ export function ProductCard({ product, quantityInCart, disabled, onAdd, priority
         )}
       </div>
       <div className="flex min-w-0 flex-1 flex-col p-4 sm:p-5">
-        <h3 id={headingId} className="font-display text-lg font-semibold leading-tight text-espresso sm:text-xl">
+        <h3
+          id={headingId}
+          className="font-display text-lg font-semibold leading-tight text-espresso sm:text-xl"
+        >
           {product.name}
         </h3>
         <p className="mt-1 font-semibold tabular-nums text-clay" data-testid="product-price">

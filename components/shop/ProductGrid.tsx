@@ -10,7 +10,10 @@ interface ProductGridProps {
 
 export function ProductGrid({ products, quantities, disabled, onAdd }: ProductGridProps) {
   return (
-    <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 sm:gap-5 xl:grid-cols-3" aria-label="Products">
+    <ul
+      className="grid grid-cols-1 gap-4 sm:grid-cols-2 sm:gap-5 xl:grid-cols-3"
+      aria-label="Products"
+    >
       {products.map((product, index) => (
         <li key={product.sku} className="flex">
           <ProductCard

@@ -40,7 +40,10 @@ export function Shop({ products }: { products: readonly Product[] }) {
   });
   const { phase, paid } = checkout;
 
-  const bySku = useMemo(() => new Map(products.map((product) => [product.sku, product])), [products]);
+  const bySku = useMemo(
+    () => new Map(products.map((product) => [product.sku, product])),
+    [products],
+  );
   const resolved: ResolvedLine[] = lines.flatMap((line) => {
     const product = bySku.get(line.sku);
     return product ? [{ product, quantity: line.quantity }] : [];
@@ -67,14 +70,18 @@ export function Shop({ products }: { products: readonly Product[] }) {
     }
     setLines((current) =>
       current.some((line) => line.sku === sku)
-        ? current.map((line) => (line.sku === sku ? { ...line, quantity: clamp(line.quantity + 1) } : line))
+        ? current.map((line) =>
+            line.sku === sku ? { ...line, quantity: clamp(line.quantity + 1) } : line,
+          )
         : [...current, { sku, quantity: 1 }],
     );
   }
 
   function setQuantity(sku: string, quantity: number) {
     if (paying) return;
-    setLines((current) => current.map((line) => (line.sku === sku ? { ...line, quantity: clamp(quantity) } : line)));
+    setLines((current) =>
+      current.map((line) => (line.sku === sku ? { ...line, quantity: clamp(quantity) } : line)),
+    );
   }
 
   function remove(sku: string) {
@@ -92,7 +99,10 @@ export function Shop({ products }: { products: readonly Product[] }) {
     if (lines.length === 0 || paid || demo.applying) return;
     cartIdRef.current ??= newCartId();
     checkout.pay({
-      cart: { cartId: cartIdRef.current, items: lines.map(({ sku, quantity }) => ({ sku, quantity })) },
+      cart: {
+        cartId: cartIdRef.current,
+        items: lines.map(({ sku, quantity }) => ({ sku, quantity })),
+      },
       paymentMethod,
       strategy: demo.scenario.strategy,
     });
@@ -105,7 +115,9 @@ export function Shop({ products }: { products: readonly Product[] }) {
         <section id="products" aria-labelledby="products-heading" className="scroll-mt-6">
           <div className="mb-6 flex flex-wrap items-end justify-between gap-3">
             <div>
-              <p className="text-xs font-semibold uppercase tracking-[0.16em] text-clay">The shop</p>
+              <p className="text-xs font-semibold uppercase tracking-[0.16em] text-clay">
+                The shop
+              </p>
               <h2
                 id="products-heading"
                 ref={productsHeadingRef}
@@ -125,7 +137,12 @@ export function Shop({ products }: { products: readonly Product[] }) {
               </a>
             )}
           </div>
-          <ProductGrid products={products} quantities={quantities} disabled={paying} onAdd={addToCart} />
+          <ProductGrid
+            products={products}
+            quantities={quantities}
+            disabled={paying}
+            onAdd={addToCart}
+          />
         </section>
       </div>
 
@@ -160,7 +177,12 @@ export function Shop({ products }: { products: readonly Product[] }) {
             />
           )}
           <CheckoutStatus phase={phase} />
-          <AttemptsTimeline log={checkout.log} idempotencyKey={checkout.key} keyless={checkout.keyless} running={paying} />
+          <AttemptsTimeline
+            log={checkout.log}
+            idempotencyKey={checkout.key}
+            keyless={checkout.keyless}
+            running={paying}
+          />
         </div>
       </aside>
     </div>

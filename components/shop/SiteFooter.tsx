@@ -7,8 +7,10 @@ export function SiteFooter() {
         <div className="flex items-center gap-3">
           <LogoMark size={28} />
           <p data-testid="demo-notice">
-            <strong className="font-semibold text-espresso">OncePay Coffee Supply is a demo.</strong> Test cards only, no real
-            charges.
+            <strong className="font-semibold text-espresso">
+              OncePay Coffee Supply is a demo.
+            </strong>{" "}
+            Test cards only, no real charges.
           </p>
         </div>
         <p>A working reference for the Idempotency-Key pattern.</p>

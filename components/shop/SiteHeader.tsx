@@ -11,7 +11,13 @@ const NAV: { page: SitePage; href: string; label: string }[] = [
   { page: "orders", href: "/orders", label: "Orders" },
 ];
 
-export function SiteHeader({ current = "shop", skipTo = { href: "#products", label: "Skip to the shop" } }: { current?: SitePage; skipTo?: { href: string; label: string } }) {
+export function SiteHeader({
+  current = "shop",
+  skipTo = { href: "#products", label: "Skip to the shop" },
+}: {
+  current?: SitePage;
+  skipTo?: { href: string; label: string };
+}) {
   return (
     <>
       <a
@@ -48,7 +54,10 @@ export function SiteHeader({ current = "shop", skipTo = { href: "#products", lab
                 </li>
               ))}
               <li>
-                <Link href="/#cart" className="inline-flex items-center gap-1.5 rounded-full bg-white px-3.5 py-2 text-espresso ring-1 ring-sand hover:bg-oat">
+                <Link
+                  href="/#cart"
+                  className="inline-flex items-center gap-1.5 rounded-full bg-white px-3.5 py-2 text-espresso ring-1 ring-sand hover:bg-oat"
+                >
                   <BagIcon width={16} height={16} />
                   Cart
                 </Link>

@@ -22,7 +22,11 @@ const serverSnapshot = () => IDLE_SNAPSHOT;
  */
 export function useCheckout({ onRestore, onSettled }: UseCheckoutOptions) {
   const [runner] = useState(() => createIntentRunner({ store: createIntentStore() }));
-  const { phase, paid, log, key, keyless } = useSyncExternalStore(runner.subscribe, runner.getSnapshot, serverSnapshot);
+  const { phase, paid, log, key, keyless } = useSyncExternalStore(
+    runner.subscribe,
+    runner.getSnapshot,
+    serverSnapshot,
+  );
 
   // Declared before the resume below, so a restore on page load already finds it.
   useEffect(() => runner.observe({ onRestore, onSettled }), [runner, onRestore, onSettled]);

@@ -14,9 +14,18 @@ interface QuantityStepperProps {
 const stepButton =
   "grid size-8 place-items-center rounded-full text-roast transition-colors hover:bg-oat disabled:cursor-not-allowed disabled:text-latte disabled:hover:bg-transparent";
 
-export function QuantityStepper({ label, value, onChange, disabled = false }: QuantityStepperProps) {
+export function QuantityStepper({
+  label,
+  value,
+  onChange,
+  disabled = false,
+}: QuantityStepperProps) {
   return (
-    <div className="inline-flex items-center gap-0.5 rounded-full border border-sand bg-white p-0.5" role="group" aria-label={`Quantity of ${label}`}>
+    <div
+      className="inline-flex items-center gap-0.5 rounded-full border border-sand bg-white p-0.5"
+      role="group"
+      aria-label={`Quantity of ${label}`}
+    >
       <button
         type="button"
         className={stepButton}
@@ -26,7 +35,10 @@ export function QuantityStepper({ label, value, onChange, disabled = false }: Qu
       >
         <MinusIcon width={16} height={16} />
       </button>
-      <span className="min-w-7 text-center text-sm font-semibold tabular-nums" data-testid="line-quantity">
+      <span
+        className="min-w-7 text-center text-sm font-semibold tabular-nums"
+        data-testid="line-quantity"
+      >
         <span className="sr-only">Quantity </span>
         {value}
       </span>

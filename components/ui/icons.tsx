@@ -23,19 +23,35 @@ function Icon({ children, ...props }: IconProps) {
 }
 
 export function PlusIcon(props: IconProps) {
-  return <Icon {...props}><path d="M12 5v14M5 12h14" /></Icon>;
+  return (
+    <Icon {...props}>
+      <path d="M12 5v14M5 12h14" />
+    </Icon>
+  );
 }
 
 export function MinusIcon(props: IconProps) {
-  return <Icon {...props}><path d="M5 12h14" /></Icon>;
+  return (
+    <Icon {...props}>
+      <path d="M5 12h14" />
+    </Icon>
+  );
 }
 
 export function CloseIcon(props: IconProps) {
-  return <Icon {...props}><path d="M6 6l12 12M18 6L6 18" /></Icon>;
+  return (
+    <Icon {...props}>
+      <path d="M6 6l12 12M18 6L6 18" />
+    </Icon>
+  );
 }
 
 export function CheckIcon(props: IconProps) {
-  return <Icon {...props}><path d="M5 12.5l4.5 4.5L19 7.5" /></Icon>;
+  return (
+    <Icon {...props}>
+      <path d="M5 12.5l4.5 4.5L19 7.5" />
+    </Icon>
+  );
 }
 
 export function BagIcon(props: IconProps) {
@@ -94,5 +110,9 @@ export function Spinner(props: IconProps) {
 }
 
 export function ChevronDownIcon(props: IconProps) {
-  return <Icon {...props}><path d="M6 9l6 6 6-6" /></Icon>;
+  return (
+    <Icon {...props}>
+      <path d="M6 9l6 6 6-6" />
+    </Icon>
+  );
 }

@@ -16,7 +16,10 @@ export async function createAccount(request: Request): Promise<Response> {
   const address = clientAddress(request.headers, serverEnv().TRUSTED_PROXIES);
   const limit = await accountLimit.consume(address);
   if (!limit.allowed) {
-    return rateLimitedResponse(`This address created more accounts than its rate limit allows. Retry after ${limit.retryAfterSeconds} s.`, limit.retryAfterSeconds);
+    return rateLimitedResponse(
+      `This address created more accounts than its rate limit allows. Retry after ${limit.retryAfterSeconds} s.`,
+      limit.retryAfterSeconds,
+    );
   }
   const account = await createApiAccount(db);
   return jsonResponse(201, account, { "Cache-Control": "no-store" });

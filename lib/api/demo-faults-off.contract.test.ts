@@ -25,28 +25,43 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const demoFaultsDisabled = { type: "urn:oncepay:problem:demo-faults-disabled", title: "Demo faults are disabled", status: 403 };
+const demoFaultsDisabled = {
+  type: "urn:oncepay:problem:demo-faults-disabled",
+  title: "Demo faults are disabled",
+  status: 403,
+};
 
 async function getSettings(account: ApiAccount) {
-  const response = await fetch(`${server.baseUrl}/api/demo/settings`, { headers: { Authorization: `Bearer ${account.token}` } });
+  const response = await fetch(`${server.baseUrl}/api/demo/settings`, {
+    headers: { Authorization: `Bearer ${account.token}` },
+  });
   return { status: response.status, body: await response.json() };
 }
 
 /** Payment intents in the payment simulator's ledger (all accounts): unchanged means nothing was charged. */
 async function chargesAtProvider(): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_simulator.payment_intents`);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM payment_simulator.payment_intents`,
+  );
   return rows[0]!.n;
 }
 
 describe("a server with DEMO_FAULTS=off", () => {
   it("refuses to switch demo faults on, and says they are off", async () => {
     const account = await createAccount(server.baseUrl);
-    const put = await setDemoSettings(account.token, { networkDelayMs: 1000, loseResponse: true }, server.baseUrl);
+    const put = await setDemoSettings(
+      account.token,
+      { networkDelayMs: 1000, loseResponse: true },
+      server.baseUrl,
+    );
     expect(put.status).toBe(403);
     expect(put.headers.get("content-type")).toBe("application/problem+json");
     expect(await put.json()).toMatchObject(demoFaultsDisabled);
 
-    expect(await getSettings(account)).toEqual({ status: 200, body: { faultsEnabled: false, networkDelayMs: 0, loseResponse: false } });
+    expect(await getSettings(account)).toEqual({
+      status: 200,
+      body: { faultsEnabled: false, networkDelayMs: 0, loseResponse: false },
+    });
   });
 
   it.each([
@@ -56,22 +71,35 @@ describe("a server with DEMO_FAULTS=off", () => {
     ["/api/lab/dynamodb-orders", "Separate key store (DynamoDB)"],
     ["/api/lab/redis-orders", "Separate key store (Redis)"],
     ["/api/lab/powertools-orders", "Powertools (DynamoDB)"],
-  ])("refuses the lab's broken strategy at %s with the same 403, before charging anything", async (path, name) => {
-    const account = await createAccount(server.baseUrl);
-    const chargesBefore = await chargesAtProvider();
+  ])(
+    "refuses the lab's broken strategy at %s with the same 403, before charging anything",
+    async (path, name) => {
+      const account = await createAccount(server.baseUrl);
+      const chargesBefore = await chargesAtProvider();
 
-    const response = await fetch(`${server.baseUrl}${path}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json", "Idempotency-Key": randomUUID() },
-      body: JSON.stringify(cartBody()),
-    });
-    expect(response.status).toBe(403);
-    expect(response.headers.get("content-type")).toBe("application/problem+json");
-    expect(await response.json()).toMatchObject({ ...demoFaultsDisabled, detail: expect.stringContaining(`"${name}" strategy is switched off`) });
+      const response = await fetch(`${server.baseUrl}${path}`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${account.token}`,
+          "Content-Type": "application/json",
+          "Idempotency-Key": randomUUID(),
+        },
+        body: JSON.stringify(cartBody()),
+      });
+      expect(response.status).toBe(403);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect(await response.json()).toMatchObject({
+        ...demoFaultsDisabled,
+        detail: expect.stringContaining(`"${name}" strategy is switched off`),
+      });
 
-    expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({ orders: 0, payments: 0 });
-    expect(await chargesAtProvider()).toBe(chargesBefore);
-  });
+      expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({
+        orders: 0,
+        payments: 0,
+      });
+      expect(await chargesAtProvider()).toBe(chargesBefore);
+    },
+  );
 
   it("starts no storm of the lab's own strategies and no crash scenario, but still a storm of the real checkout", async () => {
     const account = await createAccount(server.baseUrl);
@@ -82,7 +110,14 @@ describe("a server with DEMO_FAULTS=off", () => {
         body: JSON.stringify({ strategy, size: 10 }),
       });
 
-    for (const strategy of ["no_key", "check_then_insert", "claim_after_charge", "dynamodb_key_store", "redis_key_store", "powertools"]) {
+    for (const strategy of [
+      "no_key",
+      "check_then_insert",
+      "claim_after_charge",
+      "dynamodb_key_store",
+      "redis_key_store",
+      "powertools",
+    ]) {
       const refused = await start(strategy);
       expect(refused.status).toBe(403);
       expect(await refused.json()).toMatchObject(demoFaultsDisabled);
@@ -93,28 +128,53 @@ describe("a server with DEMO_FAULTS=off", () => {
       body: JSON.stringify({ strategy: "atomic_claim", kind: "crash" }),
     });
     expect(crash.status).toBe(403);
-    expect(await crash.json()).toMatchObject({ ...demoFaultsDisabled, detail: expect.stringContaining("crash scenario") });
+    expect(await crash.json()).toMatchObject({
+      ...demoFaultsDisabled,
+      detail: expect.stringContaining("crash scenario"),
+    });
     const real = await start("atomic_claim");
     expect(real.status).toBe(201);
-    expect(await real.json()).toMatchObject({ strategy: "atomic_claim", size: 10, request: { path: "/api/orders" } });
-    const { rows } = await db.query(`SELECT strategy::text FROM lab_storms WHERE account_id = $1`, [account.id]);
+    expect(await real.json()).toMatchObject({
+      strategy: "atomic_claim",
+      size: 10,
+      request: { path: "/api/orders" },
+    });
+    const { rows } = await db.query(`SELECT strategy::text FROM lab_storms WHERE account_id = $1`, [
+      account.id,
+    ]);
     expect(rows).toEqual([{ strategy: "atomic_claim" }]);
   });
 
   it("ignores an account's stored lost-response setting: the checkout is answered and the setting is untouched", async () => {
     const account = await createAccount(server.baseUrl);
     // Stored while faults were on, say; the API cannot write it now.
-    await db.query(`INSERT INTO demo_settings (account_id, network_delay_ms, lose_response, updated_at) VALUES ($1, 0, true, now())`, [account.id]);
+    await db.query(
+      `INSERT INTO demo_settings (account_id, network_delay_ms, lose_response, updated_at) VALUES ($1, 0, true, now())`,
+      [account.id],
+    );
     const readSetting = async () =>
-      (await db.query(`SELECT lose_response, updated_at FROM demo_settings WHERE account_id = $1`, [account.id])).rows[0];
+      (
+        await db.query(
+          `SELECT lose_response, updated_at FROM demo_settings WHERE account_id = $1`,
+          [account.id],
+        )
+      ).rows[0];
     const before = await readSetting();
     expect(before.lose_response).toBe(true);
 
-    const { response, text } = await postOrder({ token: account.token, key: randomUUID(), body: cartBody(), baseUrl: server.baseUrl });
+    const { response, text } = await postOrder({
+      token: account.token,
+      key: randomUUID(),
+      body: cartBody(),
+      baseUrl: server.baseUrl,
+    });
     expect(response.status).toBe(201);
     expect(JSON.parse(text)).toMatchObject({ object: "order", status: "paid" });
 
-    expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({ orders: 1, payments: 1 });
+    expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({
+      orders: 1,
+      payments: 1,
+    });
     expect(await readSetting()).toEqual(before);
   });
 });

@@ -12,7 +12,9 @@ import { closeTestDb, countRows, keyRow } from "@/lib/testing/database";
 afterAll(closeTestDb);
 
 async function getSettings(token: string) {
-  const response = await fetch(`${baseUrl()}/api/demo/settings`, { headers: { Authorization: `Bearer ${token}` } });
+  const response = await fetch(`${baseUrl()}/api/demo/settings`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -20,17 +22,31 @@ describe("demo settings", () => {
   it("start with every fault off, and are saved per account", async () => {
     const mine = await createAccount();
     const theirs = await createAccount();
-    expect(await getSettings(mine.token)).toEqual({ status: 200, body: { faultsEnabled: true, networkDelayMs: 0, loseResponse: false } });
+    expect(await getSettings(mine.token)).toEqual({
+      status: 200,
+      body: { faultsEnabled: true, networkDelayMs: 0, loseResponse: false },
+    });
 
     const saved = await setDemoSettings(mine.token, { networkDelayMs: 1500, loseResponse: true });
     expect(saved.status).toBe(200);
-    expect((await getSettings(mine.token)).body).toEqual({ faultsEnabled: true, networkDelayMs: 1500, loseResponse: true });
-    expect((await getSettings(theirs.token)).body).toEqual({ faultsEnabled: true, networkDelayMs: 0, loseResponse: false });
+    expect((await getSettings(mine.token)).body).toEqual({
+      faultsEnabled: true,
+      networkDelayMs: 1500,
+      loseResponse: true,
+    });
+    expect((await getSettings(theirs.token)).body).toEqual({
+      faultsEnabled: true,
+      networkDelayMs: 0,
+      loseResponse: false,
+    });
   });
 
   it("reject out-of-range values with a 400 that names the field", async () => {
     const account = await createAccount();
-    const response = await setDemoSettings(account.token, { networkDelayMs: 60_000, loseResponse: false });
+    const response = await setDemoSettings(account.token, {
+      networkDelayMs: 60_000,
+      loseResponse: false,
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).detail).toContain("networkDelayMs");
   });
@@ -68,7 +84,9 @@ describe("slow network", () => {
 
     const first = postOrder({ token: shopper.token, key, body });
     // The first attempt has claimed the key and is being held before the charge.
-    await expect.poll(() => keyRow(shopper.id, key)).toMatchObject({ state: "in_flight", recovery_point: "claimed", response_status: null });
+    await expect
+      .poll(() => keyRow(shopper.id, key))
+      .toMatchObject({ state: "in_flight", recovery_point: "claimed", response_status: null });
     const overlapping = await postOrder({ token: shopper.token, key, body });
     expect(overlapping.response.status).toBe(409);
     expect(overlapping.response.headers.get("retry-after")).toBe("1");
@@ -86,7 +104,8 @@ describe("the lab's keyless checkout (broken on purpose)", () => {
   it("charges twice when a lost response is retried", async () => {
     const shopper = await createAccount();
     await setDemoSettings(shopper.token, { networkDelayMs: 0, loseResponse: true });
-    const send = () => postUnsafeOrder({ token: shopper.token, body: cartBody({ cartId: "same-cart" }) });
+    const send = () =>
+      postUnsafeOrder({ token: shopper.token, body: cartBody({ cartId: "same-cart" }) });
 
     // The headers arrive, then the body breaks off: the answer is lost.
     await expect(send().then((response) => response.text())).rejects.toThrow(TypeError);
@@ -100,24 +119,38 @@ describe("the lab's keyless checkout (broken on purpose)", () => {
     const unauthenticated = await postUnsafeOrder({ body: cartBody() });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get("www-authenticate")).toMatch(/^Bearer /);
-    expect(await unauthenticated.json()).toMatchObject({ type: "urn:oncepay:problem:unauthenticated", status: 401 });
+    expect(await unauthenticated.json()).toMatchObject({
+      type: "urn:oncepay:problem:unauthenticated",
+      status: 401,
+    });
 
     const shopper = await createAccount();
-    const invalid = await postUnsafeOrder({ token: shopper.token, body: cartBody({ items: [{ sku: "mug-ceramic-350", quantity: 0 }] }) });
+    const invalid = await postUnsafeOrder({
+      token: shopper.token,
+      body: cartBody({ items: [{ sku: "mug-ceramic-350", quantity: 0 }] }),
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get("content-type")).toBe("application/problem+json");
     const problem = await invalid.json();
     expect(problem).toMatchObject({ type: "urn:oncepay:problem:invalid-body", status: 400 });
-    expect(problem.errors.map((error: { path: string }) => error.path)).toContain("items.0.quantity");
+    expect(problem.errors.map((error: { path: string }) => error.path)).toContain(
+      "items.0.quantity",
+    );
     expect(await countRows("payments", shopper.id)).toBe(0);
   });
 
   it("answers a declined card with a 402 problem+json, as the real endpoint does", async () => {
     const shopper = await createAccount();
-    const declined = await postUnsafeOrder({ token: shopper.token, body: cartBody({ paymentMethod: "pm_card_chargeDeclined" }) });
+    const declined = await postUnsafeOrder({
+      token: shopper.token,
+      body: cartBody({ paymentMethod: "pm_card_chargeDeclined" }),
+    });
     expect(declined.status).toBe(402);
     expect(declined.headers.get("content-type")).toBe("application/problem+json");
-    expect(await declined.json()).toMatchObject({ type: "urn:oncepay:problem:payment-declined", declineCode: "generic_decline" });
+    expect(await declined.json()).toMatchObject({
+      type: "urn:oncepay:problem:payment-declined",
+      declineCode: "generic_decline",
+    });
     expect(await countRows("orders", shopper.id)).toBe(0);
     expect(await countRows("payments", shopper.id)).toBe(1);
   });

@@ -23,7 +23,11 @@ export async function getDemoSettings(request: Request): Promise<Response> {
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   const settings = await demoSettingsFor(db, auth.caller.accountId);
-  return jsonResponse(200, { faultsEnabled: demoFaultsEnabled(), ...settings } satisfies DemoSettingsView, { "Cache-Control": "no-store" });
+  return jsonResponse(
+    200,
+    { faultsEnabled: demoFaultsEnabled(), ...settings } satisfies DemoSettingsView,
+    { "Cache-Control": "no-store" },
+  );
 }
 
 /** PUT /api/demo/settings: switch this account's demo faults (only on a server started with DEMO_FAULTS=on). */
@@ -32,15 +36,26 @@ export async function putDemoSettings(request: Request): Promise<Response> {
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   if (!demoFaultsEnabled()) {
-    return demoFaultsDisabledResponse("This server was started without DEMO_FAULTS=on, so server-side demo faults cannot be switched on.");
+    return demoFaultsDisabledResponse(
+      "This server was started without DEMO_FAULTS=on, so server-side demo faults cannot be switched on.",
+    );
   }
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
   const parsed = demoSettingsSchema.safeParse(read.json);
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    return requestProblemResponse("invalid-body", errors.map((e) => `${e.path}: ${e.message}`).join("; "), errors);
+    const errors = parsed.error.issues.map((issue) => ({
+      path: issue.path.join("."),
+      message: issue.message,
+    }));
+    return requestProblemResponse(
+      "invalid-body",
+      errors.map((e) => `${e.path}: ${e.message}`).join("; "),
+      errors,
+    );
   }
   const saved = await saveDemoSettings(db, auth.caller.accountId, parsed.data);
-  return jsonResponse(200, { faultsEnabled: true, ...saved } satisfies DemoSettingsView, { "Cache-Control": "no-store" });
+  return jsonResponse(200, { faultsEnabled: true, ...saved } satisfies DemoSettingsView, {
+    "Cache-Control": "no-store",
+  });
 }

@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, cartBody, createAccount, postOrder, type ApiAccount } from "@/lib/testing/api-client";
+import {
+  baseUrl,
+  cartBody,
+  createAccount,
+  postOrder,
+  type ApiAccount,
+} from "@/lib/testing/api-client";
 import { postUnsafeOrder } from "@/lib/testing/api-client-demo";
 import { LAB_PROVIDER_KEY_PREFIX } from "@/lib/lab/charge-tags";
 import { closeTestDb, countRows, keyRow, providerIntents, testDb } from "@/lib/testing/database";
@@ -30,25 +36,39 @@ describe("JSON the server cannot store or hash", () => {
     ["a lone surrogate in a value", withExtra('"\\ud800"'), "surrogate"],
     ["a lone surrogate in an object key", withExtra('{"\\udc00":1}'), "surrogate"],
     ["a number that overflows to Infinity", withExtra("1e400"), "finite"],
-    ["arrays nested 5000 levels deep", withExtra(`${"[".repeat(5000)}${"]".repeat(5000)}`), "levels deep"],
-  ])("answers 400 unacceptable-json for %s, claims nothing, and the key works afterwards", async (_case, rawBody, rule) => {
-    const key = randomUUID();
-    const refused = await postOrder({ token: account.token, key, rawBody });
+    [
+      "arrays nested 5000 levels deep",
+      withExtra(`${"[".repeat(5000)}${"]".repeat(5000)}`),
+      "levels deep",
+    ],
+  ])(
+    "answers 400 unacceptable-json for %s, claims nothing, and the key works afterwards",
+    async (_case, rawBody, rule) => {
+      const key = randomUUID();
+      const refused = await postOrder({ token: account.token, key, rawBody });
 
-    expect(refused.response.status).toBe(400);
-    expect(refused.response.headers.get("content-type")).toBe("application/problem+json");
-    expect(JSON.parse(refused.text)).toMatchObject({ type: "urn:oncepay:problem:unacceptable-json", status: 400, detail: expect.stringContaining(rule) });
-    expect(await keyRow(account.id, key)).toBeUndefined();
+      expect(refused.response.status).toBe(400);
+      expect(refused.response.headers.get("content-type")).toBe("application/problem+json");
+      expect(JSON.parse(refused.text)).toMatchObject({
+        type: "urn:oncepay:problem:unacceptable-json",
+        status: 400,
+        detail: expect.stringContaining(rule),
+      });
+      expect(await keyRow(account.id, key)).toBeUndefined();
 
-    const orders = await countRows("orders", account.id);
-    const paid = await postOrder({ token: account.token, key, rawBody: valid });
-    expect(paid.response.status).toBe(201);
-    expect(await countRows("orders", account.id)).toBe(orders + 1);
-  });
+      const orders = await countRows("orders", account.id);
+      const paid = await postOrder({ token: account.token, key, rawBody: valid });
+      expect(paid.response.status).toBe(201);
+      expect(await countRows("orders", account.id)).toBe(orders + 1);
+    },
+  );
 
   it("the lab's keyless endpoint refuses it too, before it charges anything", async () => {
     const before = await labCharges();
-    const response = await postUnsafeOrder({ token: account.token, body: cartBody({ cartId: "lab\u0000" }) });
+    const response = await postUnsafeOrder({
+      token: account.token,
+      body: cartBody({ cartId: "lab\u0000" }),
+    });
 
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ type: "urn:oncepay:problem:unacceptable-json" });
@@ -58,7 +78,11 @@ describe("JSON the server cannot store or hash", () => {
 
 describe("crash faults on a server that does not allow them", () => {
   it("ignores OncePay-Fault: crash-after-claim: the server stays up and the checkout is paid", async () => {
-    const paid = await postOrder({ token: account.token, key: randomUUID(), headers: { "OncePay-Fault": "crash-after-claim" } });
+    const paid = await postOrder({
+      token: account.token,
+      key: randomUUID(),
+      headers: { "OncePay-Fault": "crash-after-claim" },
+    });
 
     expect(paid.response.status).toBe(201);
     expect((await fetch(`${baseUrl()}/api/products`)).status).toBe(200);
@@ -111,16 +135,28 @@ describe("cookie-authenticated requests from another site", () => {
     ["a foreign Origin", { Origin: "https://evil.example" }],
   ])("refuses a checkout with %s: 403 before any key is claimed", async (_case, headers) => {
     const key = randomUUID();
-    const refused = await postOrder({ key, headers: { Cookie: await sessionCookie(), ...headers } });
+    const refused = await postOrder({
+      key,
+      headers: { Cookie: await sessionCookie(), ...headers },
+    });
 
     expect(refused.response.status).toBe(403);
-    expect(JSON.parse(refused.text)).toMatchObject({ type: "urn:oncepay:problem:cross-site-request", status: 403 });
-    const { rows } = await testDb().query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE idem_key = $1`, [key]);
+    expect(JSON.parse(refused.text)).toMatchObject({
+      type: "urn:oncepay:problem:cross-site-request",
+      status: 403,
+    });
+    const { rows } = await testDb().query(
+      `SELECT count(*)::int AS n FROM idempotency_keys WHERE idem_key = $1`,
+      [key],
+    );
     expect(rows[0].n).toBe(0);
   });
 
   it("accepts the shop's own page (Sec-Fetch-Site: same-origin)", async () => {
-    const paid = await postOrder({ key: randomUUID(), headers: { Cookie: await sessionCookie(), "Sec-Fetch-Site": "same-origin" } });
+    const paid = await postOrder({
+      key: randomUUID(),
+      headers: { Cookie: await sessionCookie(), "Sec-Fetch-Site": "same-origin" },
+    });
     expect(paid.response.status).toBe(201);
   });
 });
@@ -140,7 +176,10 @@ describe("methods an endpoint does not serve", () => {
     expect(response.headers.get("allow")).toBe(allow);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await response.json()).toMatchObject({ type: "urn:oncepay:problem:method-not-allowed", status: 405 });
+    expect(await response.json()).toMatchObject({
+      type: "urn:oncepay:problem:method-not-allowed",
+      status: 405,
+    });
   });
 
   it("OPTIONS answers 204 with the same Allow", async () => {

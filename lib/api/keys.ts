@@ -16,7 +16,12 @@ export async function getKey(request: Request, key: string): Promise<Response> {
   const inspection = await inspectKey(db, paymentProvider, auth.caller.accountId, key);
   if (!inspection) {
     // The same answer for a key of another account as for one that never was.
-    return problemResponse({ type: problemType("idempotency-key-not-found"), title: "Idempotency key not found", status: 404, detail: "This account has no such Idempotency-Key (or it expired and was deleted)." });
+    return problemResponse({
+      type: problemType("idempotency-key-not-found"),
+      title: "Idempotency key not found",
+      status: 404,
+      detail: "This account has no such Idempotency-Key (or it expired and was deleted).",
+    });
   }
   return jsonResponse(200, inspection, { "Cache-Control": "private, no-store" });
 }

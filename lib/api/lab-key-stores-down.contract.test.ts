@@ -15,7 +15,13 @@ beforeAll(async () => {
   // Free a moment ago, so nothing listens on it.
   const closed = await freePort();
   server = await startAppServer({
-    env: { LAB_DYNAMODB_ENDPOINT: `http://127.0.0.1:${closed}`, LAB_REDIS_URL: `redis://127.0.0.1:${closed}`, AWS_REGION: "local", AWS_ACCESS_KEY_ID: "local", AWS_SECRET_ACCESS_KEY: "local" },
+    env: {
+      LAB_DYNAMODB_ENDPOINT: `http://127.0.0.1:${closed}`,
+      LAB_REDIS_URL: `redis://127.0.0.1:${closed}`,
+      AWS_REGION: "local",
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+    },
   });
 });
 
@@ -32,7 +38,11 @@ describe("the lab's copied designs without their key store", () => {
     const account = await createAccount(server.baseUrl);
     const response = await fetch(`${server.baseUrl}${path}`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
+      headers: {
+        Authorization: `Bearer ${account.token}`,
+        "Content-Type": "application/json",
+        "Idempotency-Key": crypto.randomUUID(),
+      },
       body: JSON.stringify(cartBody()),
     });
 
@@ -42,6 +52,9 @@ describe("the lab's copied designs without their key store", () => {
     expect(problem.type).toBe("urn:oncepay:problem:dependency-unavailable");
     expect(problem.detail).toContain(`The lab's ${store} is not available`);
     expect(problem.detail).toContain(setting);
-    expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({ orders: 0, payments: 0 });
+    expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({
+      orders: 0,
+      payments: 0,
+    });
   });
 });

@@ -6,7 +6,14 @@ import { problemResponse, problemType } from "@/lib/http/problem";
 import { readJsonBody } from "@/lib/http/request-body";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { isUuid } from "@/lib/http/uuid";
-import { allowedStormSizes, createStorm, findStorm, latestStorms, reportStorm, unfiredStormReport } from "@/lib/lab/storms";
+import {
+  allowedStormSizes,
+  createStorm,
+  findStorm,
+  latestStorms,
+  reportStorm,
+  unfiredStormReport,
+} from "@/lib/lab/storms";
 import { isLabOnly, LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { getServices } from "@/lib/services";
@@ -25,11 +32,18 @@ const REPORTS_AT_ONCE = 4;
 
 const newRunSchema = z
   .object({
-    strategy: z.enum(LAB_STRATEGIES, { error: `strategy must be one of: ${LAB_STRATEGIES.join(", ")}` }),
-    kind: z.enum(["storm", "crash"], { error: "kind must be storm (the default) or crash" }).default("storm"),
+    strategy: z.enum(LAB_STRATEGIES, {
+      error: `strategy must be one of: ${LAB_STRATEGIES.join(", ")}`,
+    }),
+    kind: z
+      .enum(["storm", "crash"], { error: "kind must be storm (the default) or crash" })
+      .default("storm"),
     size: z.number().int("size must be a whole number").optional(),
   })
-  .refine((run) => run.kind === "crash" || run.size !== undefined, { path: ["size"], message: "a storm needs a size" });
+  .refine((run) => run.kind === "crash" || run.size !== undefined, {
+    path: ["size"],
+    message: "a storm needs a size",
+  });
 
 /** POST /api/lab/storms {strategy, size} (a storm) or {strategy, kind: "crash"} (the crash scenario) */
 export async function startStorm(request: Request): Promise<Response> {
@@ -40,8 +54,15 @@ export async function startStorm(request: Request): Promise<Response> {
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
   const parsed = newRunSchema.safeParse(read.json);
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    return requestProblemResponse("invalid-body", errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; "), errors);
+    const errors = parsed.error.issues.map((issue) => ({
+      path: issue.path.join("."),
+      message: issue.message,
+    }));
+    return requestProblemResponse(
+      "invalid-body",
+      errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; "),
+      errors,
+    );
   }
   const { strategy, kind, size } = parsed.data;
   const sizes = allowedStormSizes();
@@ -50,13 +71,25 @@ export async function startStorm(request: Request): Promise<Response> {
     return requestProblemResponse("invalid-body", detail, [{ path: "size", message: detail }]);
   }
   if (isLabOnly(strategy) && !demoFaultsEnabled()) {
-    return demoFaultsDisabledResponse(`This server was started without DEMO_FAULTS=on, so the lab's own strategies are switched off; "${LAB_STRATEGY_INFO.atomic_claim.name}" still runs.`);
+    return demoFaultsDisabledResponse(
+      `This server was started without DEMO_FAULTS=on, so the lab's own strategies are switched off; "${LAB_STRATEGY_INFO.atomic_claim.name}" still runs.`,
+    );
   }
   if (kind === "crash" && !demoFaultsEnabled()) {
-    return demoFaultsDisabledResponse("This server was started without DEMO_FAULTS=on, so nothing can be made to crash: the crash scenario is switched off.");
+    return demoFaultsDisabledResponse(
+      "This server was started without DEMO_FAULTS=on, so nothing can be made to crash: the crash scenario is switched off.",
+    );
   }
-  const storm = await createStorm(db, auth.caller.accountId, strategy, kind === "storm" ? { kind, size: size! } : { kind });
-  return jsonResponse(201, unfiredStormReport(storm), { ...PRIVATE, Location: `/api/lab/storms/${storm.id}` });
+  const storm = await createStorm(
+    db,
+    auth.caller.accountId,
+    strategy,
+    kind === "storm" ? { kind, size: size! } : { kind },
+  );
+  return jsonResponse(201, unfiredStormReport(storm), {
+    ...PRIVATE,
+    Location: `/api/lab/storms/${storm.id}`,
+  });
 }
 
 /** GET /api/lab/storms: the latest storms, newest first, each with its report. */
@@ -67,8 +100,14 @@ export async function listStorms(request: Request): Promise<Response> {
   const storms = await latestStorms(db, auth.caller.accountId, LISTED_STORMS + 1);
   const shown = storms.slice(0, LISTED_STORMS);
   // Each report asks the provider; a few at a time, as the ledger does.
-  const data = await mapWithLimit(shown, REPORTS_AT_ONCE, (storm) => reportStorm(db, paymentProvider, storm));
-  return jsonResponse(200, { object: "list", data, has_more: storms.length > LISTED_STORMS }, PRIVATE);
+  const data = await mapWithLimit(shown, REPORTS_AT_ONCE, (storm) =>
+    reportStorm(db, paymentProvider, storm),
+  );
+  return jsonResponse(
+    200,
+    { object: "list", data, has_more: storms.length > LISTED_STORMS },
+    PRIVATE,
+  );
 }
 
 /** GET /api/lab/storms/{id} */
@@ -78,7 +117,12 @@ export async function getStorm(request: Request, stormId: string): Promise<Respo
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   const storm = isUuid(stormId) ? await findStorm(db, auth.caller.accountId, stormId) : undefined;
   if (!storm) {
-    return problemResponse({ type: problemType("lab-storm-not-found"), title: "Storm not found", status: 404, detail: `No storm ${stormId} for this account.` });
+    return problemResponse({
+      type: problemType("lab-storm-not-found"),
+      title: "Storm not found",
+      status: 404,
+      detail: `No storm ${stormId} for this account.`,
+    });
   }
   return jsonResponse(200, await reportStorm(db, paymentProvider, storm), PRIVATE);
 }

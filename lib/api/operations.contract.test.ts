@@ -28,26 +28,39 @@ describe("health, readiness and metrics", () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       status: "ready",
-      checks: { database: { ok: true, ms: expect.any(Number) }, paymentProvider: { ok: true, ms: expect.any(Number) } },
+      checks: {
+        database: { ok: true, ms: expect.any(Number) },
+        paymentProvider: { ok: true, ms: expect.any(Number) },
+      },
     });
   });
 
   it("exposes every checkout outcome from the first scrape, and counts a checkout and its replay by outcome and duration", async () => {
     const before = await scrape();
-    for (const outcome of CHECKOUT_OUTCOMES) expect(sample(before, "oncepay_checkout_outcomes_total", { outcome })).toBeGreaterThanOrEqual(0);
+    for (const outcome of CHECKOUT_OUTCOMES)
+      expect(sample(before, "oncepay_checkout_outcomes_total", { outcome })).toBeGreaterThanOrEqual(
+        0,
+      );
     const account = await createAccount();
     const key = randomUUID();
     const body = cartBody();
     expect((await postOrder({ token: account.token, key, body })).response.status).toBe(201);
-    expect((await postOrder({ token: account.token, key, body })).response.headers.get("idempotent-replayed")).toBe("true");
+    expect(
+      (await postOrder({ token: account.token, key, body })).response.headers.get(
+        "idempotent-replayed",
+      ),
+    ).toBe("true");
     expect((await postOrder({ token: account.token, key: "" })).response.status).toBe(400);
 
     const after = await scrape();
-    const delta = (outcome: string) => sample(after, "oncepay_checkout_outcomes_total", { outcome })! - sample(before, "oncepay_checkout_outcomes_total", { outcome })!;
+    const delta = (outcome: string) =>
+      sample(after, "oncepay_checkout_outcomes_total", { outcome })! -
+      sample(before, "oncepay_checkout_outcomes_total", { outcome })!;
     expect(delta("created")).toBe(1);
     expect(delta("replayed")).toBe(1);
     expect(delta("invalid")).toBe(1);
-    const durations = (text: string) => sample(text, "oncepay_checkout_duration_seconds_count", { outcome: "created" })!;
+    const durations = (text: string) =>
+      sample(text, "oncepay_checkout_duration_seconds_count", { outcome: "created" })!;
     expect(durations(after) - durations(before)).toBe(1);
     expect(sample(after, "oncepay_idempotency_keys_in_flight")).toBeGreaterThanOrEqual(0);
     expect(after).toContain("# TYPE process_cpu_seconds_total counter");
@@ -57,9 +70,20 @@ describe("health, readiness and metrics", () => {
 describe("X-Request-Id", () => {
   it("keeps a balancer's id and replaces anything that does not look like one", async () => {
     const given = `lb-${randomUUID()}`;
-    expect((await fetch(`${baseUrl()}/api/products`, { headers: { "X-Request-Id": given } })).headers.get("x-request-id")).toBe(given);
-    for (const forged of ["short", "x".repeat(200), "has spaces in it", "<script>alert(1)</script>"]) {
-      const answered = (await fetch(`${baseUrl()}/api/products`, { headers: { "X-Request-Id": forged } })).headers.get("x-request-id");
+    expect(
+      (
+        await fetch(`${baseUrl()}/api/products`, { headers: { "X-Request-Id": given } })
+      ).headers.get("x-request-id"),
+    ).toBe(given);
+    for (const forged of [
+      "short",
+      "x".repeat(200),
+      "has spaces in it",
+      "<script>alert(1)</script>",
+    ]) {
+      const answered = (
+        await fetch(`${baseUrl()}/api/products`, { headers: { "X-Request-Id": forged } })
+      ).headers.get("x-request-id");
       expect(answered).not.toBe(forged);
       expect(answered).toMatch(/^[0-9a-f-]{36}$/);
     }

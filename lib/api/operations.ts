@@ -36,7 +36,8 @@ export async function ready(): Promise<Response> {
     ],
     READINESS_TIMEOUT_MS,
   );
-  if (readiness.ready) return jsonResponse(200, { status: "ready", checks: readiness.checks }, NEVER_CACHED);
+  if (readiness.ready)
+    return jsonResponse(200, { status: "ready", checks: readiness.checks }, NEVER_CACHED);
   const failing = Object.entries(readiness.checks).filter(([, check]) => !check.ok);
   return problemResponse(
     {
@@ -59,5 +60,8 @@ export async function metricsText(): Promise<Response> {
   } catch {
     keysInFlight.set(Number.NaN); // a scrape must not fail because the database did
   }
-  return new Response(await registry.metrics(), { status: 200, headers: { "Content-Type": registry.contentType, ...NEVER_CACHED } });
+  return new Response(await registry.metrics(), {
+    status: 200,
+    headers: { "Content-Type": registry.contentType, ...NEVER_CACHED },
+  });
 }

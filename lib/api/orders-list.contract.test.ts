@@ -12,12 +12,28 @@ afterAll(closeTestDb);
 
 interface OrderList {
   object: string;
-  data: { id: string; object: string; idempotencyKey: string | null; source: string; createdAt: string; amount: number }[];
+  data: {
+    id: string;
+    object: string;
+    idempotencyKey: string | null;
+    source: string;
+    createdAt: string;
+    amount: number;
+  }[];
   has_more: boolean;
 }
 
-async function list(token: string | undefined, query = ""): Promise<{ status: number; body: OrderList & { type?: string; detail?: string }; headers: Headers }> {
-  const response = await fetch(`${baseUrl()}/api/orders${query}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+async function list(
+  token: string | undefined,
+  query = "",
+): Promise<{
+  status: number;
+  body: OrderList & { type?: string; detail?: string };
+  headers: Headers;
+}> {
+  const response = await fetch(`${baseUrl()}/api/orders${query}`, {
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
 
@@ -48,9 +64,15 @@ describe("GET /api/orders", () => {
     expect(status).toBe(200);
     expect(headers.get("cache-control")).toBe("private, no-store");
     expect(body).toMatchObject({ object: "list", has_more: false });
-    expect(body.data.map((order) => order.id)).toEqual(aliceOrders.map((order) => order.id).reverse());
-    expect(body.data.map((order) => order.idempotencyKey)).toEqual(aliceOrders.map((order) => order.key).reverse());
-    expect(body.data.every((order) => order.object === "order" && order.source === "checkout")).toBe(true);
+    expect(body.data.map((order) => order.id)).toEqual(
+      aliceOrders.map((order) => order.id).reverse(),
+    );
+    expect(body.data.map((order) => order.idempotencyKey)).toEqual(
+      aliceOrders.map((order) => order.key).reverse(),
+    );
+    expect(
+      body.data.every((order) => order.object === "order" && order.source === "checkout"),
+    ).toBe(true);
   });
 
   it("pages with limit and starting_after: every order exactly once, in order, has_more false on the last page", async () => {
@@ -73,7 +95,9 @@ describe("GET /api/orders", () => {
   it("never shows another account's order, though it was made under the same key", async () => {
     const { body } = await list(bob.token, "?limit=100");
     expect(body.data.map((order) => order.id)).toEqual([bobOrder]);
-    expect((await list(alice.token, "?limit=100")).body.data.map((order) => order.id)).not.toContain(bobOrder);
+    expect(
+      (await list(alice.token, "?limit=100")).body.data.map((order) => order.id),
+    ).not.toContain(bobOrder);
   });
 
   it("answers another account's order as a cursor exactly as an order that does not exist", async () => {
@@ -85,7 +109,9 @@ describe("GET /api/orders", () => {
     expect(foreign.status).toBe(400);
     expect(missing.status).toBe(400);
     expect(foreign.body).toMatchObject({ type: "urn:oncepay:problem:invalid-query", status: 400 });
-    expect(JSON.stringify(foreign.body).replaceAll(foreignId, "<id>")).toBe(JSON.stringify(missing.body).replaceAll(missingId, "<id>"));
+    expect(JSON.stringify(foreign.body).replaceAll(foreignId, "<id>")).toBe(
+      JSON.stringify(missing.body).replaceAll(missingId, "<id>"),
+    );
   });
 
   it.each([
@@ -101,7 +127,10 @@ describe("GET /api/orders", () => {
     const { status, body, headers } = await list(alice.token, `?${query}`);
     expect(status).toBe(400);
     expect(headers.get("content-type")).toBe("application/problem+json");
-    expect(body).toMatchObject({ type: "urn:oncepay:problem:invalid-query", errors: [expect.objectContaining({ path: parameter })] });
+    expect(body).toMatchObject({
+      type: "urn:oncepay:problem:invalid-query",
+      errors: [expect.objectContaining({ path: parameter })],
+    });
   });
 
   it("needs credentials", async () => {

@@ -20,14 +20,23 @@ describe.each([2, 50])("%i identical requests in flight at once", (n) => {
     const request = {
       method: "POST",
       path: "/api/orders",
-      headers: { Authorization: `Bearer ${shopper.token}`, "Content-Type": "application/json", "Idempotency-Key": key },
+      headers: {
+        Authorization: `Bearer ${shopper.token}`,
+        "Content-Type": "application/json",
+        "Idempotency-Key": key,
+      },
       body: JSON.stringify(body),
     };
 
-    const { responses, lastSentAt } = await sendOverlapping(baseUrl(), Array.from({ length: n }, () => request));
+    const { responses, lastSentAt } = await sendOverlapping(
+      baseUrl(),
+      Array.from({ length: n }, () => request),
+    );
 
     // All N were sent before the first answer arrived: they really overlapped.
-    expect(Math.min(...responses.map((response) => response.receivedAt))).toBeGreaterThanOrEqual(lastSentAt);
+    expect(Math.min(...responses.map((response) => response.receivedAt))).toBeGreaterThanOrEqual(
+      lastSentAt,
+    );
 
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status !== 201 && status !== 409)).toEqual([]);
@@ -42,10 +51,15 @@ describe.each([2, 50])("%i identical requests in flight at once", (n) => {
     const orders = await countRows("orders", shopper.id);
     const payments = await countRows("payments", shopper.id);
     // Logged before the checks, so a failing run still says what it found.
-    console.info(`[seed test] n=${n}: ${statuses.filter((s) => s === 201).length}×201, ${statuses.filter((s) => s === 409).length}×409, orders=${orders}, payments=${payments}`);
+    console.info(
+      `[seed test] n=${n}: ${statuses.filter((s) => s === 201).length}×201, ${statuses.filter((s) => s === 409).length}×409, orders=${orders}, payments=${payments}`,
+    );
     expect(orders).toBe(1);
     expect(payments).toBe(1);
-    expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete", response_status: 201 });
+    expect(await keyRow(shopper.id, key)).toMatchObject({
+      state: "complete",
+      response_status: 201,
+    });
 
     const retry = await postOrder({ token: shopper.token, key, body });
     expect(retry.response.status).toBe(201);

@@ -1,8 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/http/request-body";
-import { baseUrl, cartBody, createAccount, postOrder, type ApiAccount } from "@/lib/testing/api-client";
-import { closeTestDb, countRows, expireKey, expireLease, keyRow, testDb } from "@/lib/testing/database";
+import {
+  baseUrl,
+  cartBody,
+  createAccount,
+  postOrder,
+  type ApiAccount,
+} from "@/lib/testing/api-client";
+import {
+  closeTestDb,
+  countRows,
+  expireKey,
+  expireLease,
+  keyRow,
+  testDb,
+} from "@/lib/testing/database";
 import { sendRaw } from "@/lib/testing/raw-http";
 
 /**
@@ -29,10 +42,21 @@ describe("first request, paid", () => {
     expect(response.headers.get("location")).toBe(`/api/orders/${order.id}`);
     expect(response.headers.get("x-request-id")).toMatch(UUID);
     expect(response.headers.get("idempotent-replayed")).toBeNull();
-    expect(order).toMatchObject({ object: "order", status: "paid", currency: "usd", amount: 2 * 1800 + 1450, payment: { status: "succeeded", paymentMethod: "pm_card_visa" } });
+    expect(order).toMatchObject({
+      object: "order",
+      status: "paid",
+      currency: "usd",
+      amount: 2 * 1800 + 1450,
+      payment: { status: "succeeded", paymentMethod: "pm_card_visa" },
+    });
 
     const row = await keyRow(account.id, key);
-    expect(row).toMatchObject({ state: "complete", recovery_point: "finished", response_status: 201, response_body: order });
+    expect(row).toMatchObject({
+      state: "complete",
+      recovery_point: "finished",
+      response_status: 201,
+      response_body: order,
+    });
   });
 });
 
@@ -47,9 +71,14 @@ describe("same key, same payload, after completion", () => {
     expect(replay.text).toBe(first.text);
     expect(replay.response.headers.get("location")).toBe(first.response.headers.get("location"));
     expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
-    expect(replay.response.headers.get("x-request-id")).not.toBe(first.response.headers.get("x-request-id"));
+    expect(replay.response.headers.get("x-request-id")).not.toBe(
+      first.response.headers.get("x-request-id"),
+    );
     expect(await countRows("orders", account.id)).toBeGreaterThan(0);
-    const { rows } = await testDb().query(`SELECT count(*)::int AS n FROM orders WHERE cart_id = $1`, [body.cartId]);
+    const { rows } = await testDb().query(
+      `SELECT count(*)::int AS n FROM orders WHERE cart_id = $1`,
+      [body.cartId],
+    );
     expect(rows[0].n).toBe(1);
   });
 
@@ -66,8 +95,16 @@ describe("same key, same payload, after completion", () => {
   it("treats the same JSON with its keys in another order as the same request", async () => {
     const key = randomUUID();
     const cartId = `cart-${randomUUID()}`;
-    const first = await postOrder({ token: account.token, key, rawBody: `{"cartId":"${cartId}","items":[{"sku":"dripper-v60-02","quantity":1}],"paymentMethod":"pm_card_visa"}` });
-    const reordered = await postOrder({ token: account.token, key, rawBody: `{ "paymentMethod": "pm_card_visa", "items": [ { "quantity": 1, "sku": "dripper-v60-02" } ], "cartId": "${cartId}" }` });
+    const first = await postOrder({
+      token: account.token,
+      key,
+      rawBody: `{"cartId":"${cartId}","items":[{"sku":"dripper-v60-02","quantity":1}],"paymentMethod":"pm_card_visa"}`,
+    });
+    const reordered = await postOrder({
+      token: account.token,
+      key,
+      rawBody: `{ "paymentMethod": "pm_card_visa", "items": [ { "quantity": 1, "sku": "dripper-v60-02" } ], "cartId": "${cartId}" }`,
+    });
     expect(first.response.status).toBe(201);
     expect(reordered.response.headers.get("idempotent-replayed")).toBe("true");
     expect(reordered.text).toBe(first.text);
@@ -79,7 +116,12 @@ describe("same key while the first is still running", () => {
     const key = randomUUID();
     const body = cartBody();
     // The first attempt: failed after charging, so its key is in flight with a live lease.
-    const first = await postOrder({ token: account.token, key, body, headers: { "OncePay-Fault": "after-charge" } });
+    const first = await postOrder({
+      token: account.token,
+      key,
+      body,
+      headers: { "OncePay-Fault": "after-charge" },
+    });
     expect(first.response.status).toBe(500);
     const before = await keyRow(account.id, key);
 
@@ -96,9 +138,16 @@ describe("same key, different payload", () => {
   it("answers 422 and keeps the original result", async () => {
     const key = randomUUID();
     const first = await postOrder({ token: account.token, key });
-    const other = await postOrder({ token: account.token, key, body: cartBody({ items: [{ sku: "kettle-gooseneck-1l", quantity: 1 }] }) });
+    const other = await postOrder({
+      token: account.token,
+      key,
+      body: cartBody({ items: [{ sku: "kettle-gooseneck-1l", quantity: 1 }] }),
+    });
     expect(other.response.status).toBe(422);
-    expect(JSON.parse(other.text)).toMatchObject({ status: 422, type: "urn:oncepay:problem:idempotency-key-reused" });
+    expect(JSON.parse(other.text)).toMatchObject({
+      status: 422,
+      type: "urn:oncepay:problem:idempotency-key-reused",
+    });
     const row = await keyRow(account.id, key);
     expect(row?.response_body).toEqual(JSON.parse(first.text));
   });
@@ -106,7 +155,11 @@ describe("same key, different payload", () => {
   it("checks the payload before replaying, even while the first is in flight", async () => {
     const key = randomUUID();
     await postOrder({ token: account.token, key, headers: { "OncePay-Fault": "after-charge" } });
-    const other = await postOrder({ token: account.token, key, body: cartBody({ cartId: "another-cart" }) });
+    const other = await postOrder({
+      token: account.token,
+      key,
+      body: cartBody({ cartId: "another-cart" }),
+    });
     expect(other.response.status).toBe(422);
   });
 });
@@ -119,26 +172,58 @@ describe("requests rejected before the key is used (400, 413, 415)", () => {
     ["an empty quoted key", 400, { key: '""' }],
     ["malformed JSON", 400, { rawBody: '{"cartId": "c1", "items": [' }],
     ["an empty cart", 400, { body: cartBody({ items: [] }) }],
-    ["a quantity that is not a whole number", 400, { body: cartBody({ items: [{ sku: "mug-ceramic-350", quantity: 1.5 }] }) }],
-    ["an unknown sku", 400, { body: cartBody({ items: [{ sku: "espresso-machine-pro", quantity: 1 }] }) }],
-    ["an unsupported payment method", 400, { body: cartBody({ paymentMethod: "pm_card_real_money" }) }],
-    ["a non-JSON body", 415, { rawBody: "cartId=c1", headers: { "Content-Type": "application/x-www-form-urlencoded" } }],
+    [
+      "a quantity that is not a whole number",
+      400,
+      { body: cartBody({ items: [{ sku: "mug-ceramic-350", quantity: 1.5 }] }) },
+    ],
+    [
+      "an unknown sku",
+      400,
+      { body: cartBody({ items: [{ sku: "espresso-machine-pro", quantity: 1 }] }) },
+    ],
+    [
+      "an unsupported payment method",
+      400,
+      { body: cartBody({ paymentMethod: "pm_card_real_money" }) },
+    ],
+    [
+      "a non-JSON body",
+      415,
+      { rawBody: "cartId=c1", headers: { "Content-Type": "application/x-www-form-urlencoded" } },
+    ],
     ["a body over 16 KiB", 413, { body: cartBody({ cartId: "x".repeat(MAX_BODY_BYTES) }) }],
   ];
 
-  it.each(rejected)("%s gets a problem+json %i and writes nothing", async (_label, status, options) => {
-    const before = await countRows("idempotency_keys", account.id);
-    const { response, text } = await postOrder({ token: account.token, key: randomUUID(), ...options });
-    expect(response.status).toBe(status);
-    expect(response.headers.get("content-type")).toBe("application/problem+json");
-    expect(response.headers.get("x-request-id")).toMatch(UUID);
-    expect(JSON.parse(text)).toMatchObject({ status, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
-    expect(await countRows("idempotency_keys", account.id)).toBe(before);
-  });
+  it.each(rejected)(
+    "%s gets a problem+json %i and writes nothing",
+    async (_label, status, options) => {
+      const before = await countRows("idempotency_keys", account.id);
+      const { response, text } = await postOrder({
+        token: account.token,
+        key: randomUUID(),
+        ...options,
+      });
+      expect(response.status).toBe(status);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect(response.headers.get("x-request-id")).toMatch(UUID);
+      expect(JSON.parse(text)).toMatchObject({
+        status,
+        type: expect.any(String),
+        title: expect.any(String),
+        detail: expect.any(String),
+      });
+      expect(await countRows("idempotency_keys", account.id)).toBe(before);
+    },
+  );
 
   it("does not consume the key: the corrected request with the same key succeeds", async () => {
     const key = randomUUID();
-    const bad = await postOrder({ token: account.token, key, body: cartBody({ items: [{ sku: "nope", quantity: 1 }] }) });
+    const bad = await postOrder({
+      token: account.token,
+      key,
+      body: cartBody({ items: [{ sku: "nope", quantity: 1 }] }),
+    });
     expect(bad.response.status).toBe(400);
     expect(JSON.parse(bad.text).detail).toContain("nope");
     expect(await keyRow(account.id, key)).toBeUndefined();
@@ -152,11 +237,17 @@ describe("requests rejected before the key is used (400, 413, 415)", () => {
     const response = await sendRaw(baseUrl(), {
       method: "POST",
       path: "/api/orders",
-      headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json", "Idempotency-Key": [randomUUID(), randomUUID()] },
+      headers: {
+        Authorization: `Bearer ${account.token}`,
+        "Content-Type": "application/json",
+        "Idempotency-Key": [randomUUID(), randomUUID()],
+      },
       body: JSON.stringify(cartBody()),
     });
     expect(response.status).toBe(400);
-    expect(JSON.parse(response.body)).toMatchObject({ type: "urn:oncepay:problem:idempotency-key-repeated" });
+    expect(JSON.parse(response.body)).toMatchObject({
+      type: "urn:oncepay:problem:idempotency-key-repeated",
+    });
   });
 });
 
@@ -172,7 +263,10 @@ describe("credentials", () => {
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect(JSON.parse(text)).toMatchObject({ status: 401 });
-    const { rows } = await testDb().query(`SELECT count(*)::int AS n FROM idempotency_keys WHERE idem_key = $1`, [key]);
+    const { rows } = await testDb().query(
+      `SELECT count(*)::int AS n FROM idempotency_keys WHERE idem_key = $1`,
+      [key],
+    );
     expect(rows[0].n).toBe(0);
   });
 
@@ -180,7 +274,11 @@ describe("credentials", () => {
     const other = await createAccount();
     const key = randomUUID();
     const mine = await postOrder({ token: account.token, key, body: cartBody() });
-    const theirs = await postOrder({ token: other.token, key, body: cartBody({ items: [{ sku: "grinder-hand-burr", quantity: 1 }] }) });
+    const theirs = await postOrder({
+      token: other.token,
+      key,
+      body: cartBody({ items: [{ sku: "grinder-hand-burr", quantity: 1 }] }),
+    });
 
     expect(theirs.response.status).toBe(201);
     expect(theirs.response.headers.get("idempotent-replayed")).toBeNull();
@@ -193,13 +291,19 @@ describe("credentials", () => {
     const { text } = await postOrder({ token: account.token, key: randomUUID() });
     const order = JSON.parse(text);
 
-    const own = await fetch(`${baseUrl()}/api/orders/${order.id}`, { headers: { Authorization: `Bearer ${account.token}` } });
+    const own = await fetch(`${baseUrl()}/api/orders/${order.id}`, {
+      headers: { Authorization: `Bearer ${account.token}` },
+    });
     expect(own.status).toBe(200);
     expect(await own.text()).toBe(text);
 
-    const foreign = await fetch(`${baseUrl()}/api/orders/${order.id}`, { headers: { Authorization: `Bearer ${other.token}` } });
+    const foreign = await fetch(`${baseUrl()}/api/orders/${order.id}`, {
+      headers: { Authorization: `Bearer ${other.token}` },
+    });
     expect(foreign.status).toBe(404);
-    const missing = await fetch(`${baseUrl()}/api/orders/not-a-uuid`, { headers: { Authorization: `Bearer ${account.token}` } });
+    const missing = await fetch(`${baseUrl()}/api/orders/not-a-uuid`, {
+      headers: { Authorization: `Bearer ${account.token}` },
+    });
     expect(missing.status).toBe(404);
     const anonymous = await fetch(`${baseUrl()}/api/orders/${order.id}`);
     expect(anonymous.status).toBe(401);
@@ -234,7 +338,10 @@ describe("payment declined", () => {
     expect(replay.response.status).toBe(402);
     expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.text).toBe(first.text);
-    expect(await keyRow(declined.id, key)).toMatchObject({ state: "complete", response_status: 402 });
+    expect(await keyRow(declined.id, key)).toMatchObject({
+      state: "complete",
+      response_status: 402,
+    });
     expect(await countRows("orders", declined.id)).toBe(0);
     expect(await countRows("payments", declined.id)).toBe(1);
   });
@@ -242,8 +349,16 @@ describe("payment declined", () => {
   it("lets the shopper pay the same cart with another card under a new key", async () => {
     const shopper = await createAccount();
     const cartId = `cart-${randomUUID()}`;
-    const declined = await postOrder({ token: shopper.token, key: randomUUID(), body: cartBody({ cartId, paymentMethod: "pm_card_chargeDeclined" }) });
-    const paid = await postOrder({ token: shopper.token, key: randomUUID(), body: cartBody({ cartId }) });
+    const declined = await postOrder({
+      token: shopper.token,
+      key: randomUUID(),
+      body: cartBody({ cartId, paymentMethod: "pm_card_chargeDeclined" }),
+    });
+    const paid = await postOrder({
+      token: shopper.token,
+      key: randomUUID(),
+      body: cartBody({ cartId }),
+    });
     expect(declined.response.status).toBe(402);
     expect(paid.response.status).toBe(201);
     expect(await countRows("orders", shopper.id)).toBe(1);
@@ -255,7 +370,12 @@ describe("server failure before any side effect", () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody();
-    const failed = await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "before-charge" } });
+    const failed = await postOrder({
+      token: shopper.token,
+      key,
+      body,
+      headers: { "OncePay-Fault": "before-charge" },
+    });
     expect(failed.response.status).toBe(500);
     expect(failed.response.headers.get("content-type")).toBe("application/problem+json");
     expect(await keyRow(shopper.id, key)).toBeUndefined();
@@ -273,7 +393,12 @@ describe("failure after the payment started", () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody();
-    const failed = await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "after-charge" } });
+    const failed = await postOrder({
+      token: shopper.token,
+      key,
+      body,
+      headers: { "OncePay-Fault": "after-charge" },
+    });
     expect(failed.response.status).toBe(500);
     const inFlight = await keyRow(shopper.id, key);
     expect(inFlight).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
@@ -297,13 +422,19 @@ describe("key lifetime", () => {
     const key = randomUUID();
     const first = await postOrder({ token: shopper.token, key });
     await expireKey(shopper.id, key);
-    const later = await postOrder({ token: shopper.token, key, body: cartBody({ items: [{ sku: "filters-paper-100", quantity: 3 }] }) });
+    const later = await postOrder({
+      token: shopper.token,
+      key,
+      body: cartBody({ items: [{ sku: "filters-paper-100", quantity: 3 }] }),
+    });
 
     expect(later.response.status).toBe(201);
     expect(later.response.headers.get("idempotent-replayed")).toBeNull();
     expect(JSON.parse(later.text).id).not.toBe(JSON.parse(first.text).id);
     // The first order keeps its data; only its link to the old key is gone.
-    const { rows } = await testDb().query(`SELECT idempotency_key_id FROM orders WHERE id = $1`, [JSON.parse(first.text).id]);
+    const { rows } = await testDb().query(`SELECT idempotency_key_id FROM orders WHERE id = $1`, [
+      JSON.parse(first.text).id,
+    ]);
     expect(rows).toEqual([{ idempotency_key_id: null }]);
   });
 
@@ -320,10 +451,16 @@ describe("key lifetime", () => {
 
 describe("methods that ignore the header", () => {
   it("serves GET /api/products whatever Idempotency-Key says", async () => {
-    const response = await fetch(`${baseUrl()}/api/products`, { headers: { "Idempotency-Key": "k".repeat(300) } });
+    const response = await fetch(`${baseUrl()}/api/products`, {
+      headers: { "Idempotency-Key": "k".repeat(300) },
+    });
     expect(response.status).toBe(200);
     const { data } = await response.json();
     expect(data.length).toBeGreaterThan(3);
-    expect(data[0]).toMatchObject({ sku: expect.any(String), unitAmount: expect.any(Number), currency: "usd" });
+    expect(data[0]).toMatchObject({
+      sku: expect.any(String),
+      unitAmount: expect.any(Number),
+      currency: "usd",
+    });
   });
 });

@@ -28,7 +28,10 @@ export async function createOrder(request: Request): Promise<Response> {
     return response;
   } catch (error) {
     // The route wrapper answers these (503 or 500); they count all the same.
-    observeCheckout(isDatabaseUnavailable(error) ? "database_unavailable" : "internal_error", seconds());
+    observeCheckout(
+      isDatabaseUnavailable(error) ? "database_unavailable" : "internal_error",
+      seconds(),
+    );
     throw error;
   }
 }
@@ -49,10 +52,18 @@ async function checkout(request: Request): Promise<{ outcome: Outcome; response:
   const { accountId } = auth.caller;
 
   let demo = NO_DEMO_FAULTS;
-  const admissionQuestion = gatedTogether({ limit: checkoutLimit.count(accountId), demo: demoSettingsQuery(accountId) });
+  const admissionQuestion = gatedTogether({
+    limit: checkoutLimit.count(accountId),
+    demo: demoSettingsQuery(accountId),
+  });
   const fault = requestedFault(request);
   const endpoint = {
-    ...checkoutEndpoint({ store: idempotencyStore, provider: paymentProvider, fault, holdBeforeChargeMs: () => demo.networkDelayMs }),
+    ...checkoutEndpoint({
+      store: idempotencyStore,
+      provider: paymentProvider,
+      fault,
+      holdBeforeChargeMs: () => demo.networkDelayMs,
+    }),
     admission: {
       question: admissionQuestion,
       decide(found: unknown) {
@@ -66,7 +77,11 @@ async function checkout(request: Request): Promise<{ outcome: Outcome; response:
   if (outcome.kind === "completed") injectFault(fault, "after-commit");
   // The lost-response demo: the order is committed, the answer never arrives,
   // and only a retry with the same key (a replay) tells the client the result.
-  if (outcome.kind === "completed" && demo.loseResponse && (await takeLostResponse(db, accountId))) {
+  if (
+    outcome.kind === "completed" &&
+    demo.loseResponse &&
+    (await takeLostResponse(db, accountId))
+  ) {
     return { outcome, response: lostResponse() };
   }
   return answer(outcome);
@@ -91,10 +106,18 @@ export async function getOrder(request: Request, orderId: string): Promise<Respo
   if (!auth.ok) return outcomeToResponse({ kind: auth.reason, detail: auth.detail });
 
   const order = isUuid(orderId)
-    ? await db.order.findFirst({ where: { id: orderId, accountId: auth.caller.accountId }, include: { items: true, payment: true } })
+    ? await db.order.findFirst({
+        where: { id: orderId, accountId: auth.caller.accountId },
+        include: { items: true, payment: true },
+      })
     : null;
   if (!order) {
-    return problemResponse({ type: problemType("order-not-found"), title: "Order not found", status: 404, detail: `No order ${orderId} for this account.` });
+    return problemResponse({
+      type: problemType("order-not-found"),
+      title: "Order not found",
+      status: 404,
+      detail: `No order ${orderId} for this account.`,
+    });
   }
   return jsonResponse(200, orderView(order));
 }
@@ -112,7 +135,16 @@ export async function listOrders(request: Request): Promise<Response> {
 
   const page = await ordersPage(db, auth.caller.accountId, query.params);
   if (page.kind === "unknown-cursor") {
-    return invalidQuery([{ path: "starting_after", message: `no order ${query.params.startingAfter} for this account` }]);
+    return invalidQuery([
+      {
+        path: "starting_after",
+        message: `no order ${query.params.startingAfter} for this account`,
+      },
+    ]);
   }
-  return jsonResponse(200, { object: "list", data: page.orders.map(orderView), has_more: page.hasMore }, { "Cache-Control": "private, no-store" });
+  return jsonResponse(
+    200,
+    { object: "list", data: page.orders.map(orderView), has_more: page.hasMore },
+    { "Cache-Control": "private, no-store" },
+  );
 }

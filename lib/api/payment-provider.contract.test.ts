@@ -27,7 +27,9 @@ beforeAll(async () => {
   [app, misconfiguredApp] = await Promise.all([
     startAppServer({ env: { PAYMENT_SIMULATOR_URL: providerLink.url } }),
     // A test-mode key the provider does not know: every charge is refused (401).
-    startAppServer({ env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: "sk_test_not-a-valid-key!" } }),
+    startAppServer({
+      env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: "sk_test_not-a-valid-key!" },
+    }),
   ]);
 });
 
@@ -38,9 +40,16 @@ afterAll(async () => {
 });
 
 const checkout = (server: AppServer, token: string, key: string) =>
-  postOrder({ baseUrl: server.baseUrl, token, key, body: { cartId: "provider-trouble", items: [{ sku: "filters-paper-100", quantity: 3 }] } });
+  postOrder({
+    baseUrl: server.baseUrl,
+    token,
+    key,
+    body: { cartId: "provider-trouble", items: [{ sku: "filters-paper-100", quantity: 3 }] },
+  });
 
-const chargesOf = async (accountId: string) => (await ledgerFor(simulator, { idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId) })).charges;
+const chargesOf = async (accountId: string) =>
+  (await ledgerFor(simulator, { idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId) }))
+    .charges;
 
 describe("the payment provider does not answer", () => {
   it("answers 503 dependency-unavailable with Retry-After: 1 and hands the key back; the retry charges once", async () => {
@@ -57,7 +66,10 @@ describe("the payment provider does not answer", () => {
     expect(unanswered.response.status).toBe(503);
     expect(unanswered.response.headers.get("content-type")).toBe("application/problem+json");
     expect(unanswered.response.headers.get("retry-after")).toBe("1");
-    expect(JSON.parse(unanswered.text)).toMatchObject({ status: 503, type: "urn:oncepay:problem:dependency-unavailable" });
+    expect(JSON.parse(unanswered.text)).toMatchObject({
+      status: 503,
+      type: "urn:oncepay:problem:dependency-unavailable",
+    });
     const held = await rowsAt(app.databaseUrl).keyRow(shopper.id, key);
     expect(held).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
     expect(await chargesOf(shopper.id)).toHaveLength(0);
@@ -65,7 +77,10 @@ describe("the payment provider does not answer", () => {
     // No waiting out a lease: the attempt ended its own, so the retry resumes at once.
     const retry = await checkout(app, shopper.token, key);
     expect(retry.response.status).toBe(201);
-    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toMatchObject({ id: held!.id, state: "complete" });
+    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toMatchObject({
+      id: held!.id,
+      state: "complete",
+    });
     expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
     expect((await chargesOf(shopper.id)).map((charge) => charge.status)).toEqual(["succeeded"]);
   });
@@ -79,9 +94,15 @@ describe("the payment provider refuses the request itself", () => {
     const refused = await checkout(misconfiguredApp, shopper.token, key);
     expect(refused.response.status).toBe(502);
     expect(refused.response.headers.get("content-type")).toBe("application/problem+json");
-    expect(JSON.parse(refused.text)).toMatchObject({ status: 502, type: "urn:oncepay:problem:dependency-rejected" });
+    expect(JSON.parse(refused.text)).toMatchObject({
+      status: 502,
+      type: "urn:oncepay:problem:dependency-rejected",
+    });
     expect(await rowsAt(misconfiguredApp.databaseUrl).keyRow(shopper.id, key)).toBeUndefined();
-    expect(await rowsAt(misconfiguredApp.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 0, payments: 0 });
+    expect(await rowsAt(misconfiguredApp.databaseUrl).rowCounts(shopper.id)).toEqual({
+      orders: 0,
+      payments: 0,
+    });
     expect(await chargesOf(shopper.id)).toHaveLength(0);
 
     // Released, not held: the same key runs again (and is refused again) rather than answering 409.
@@ -101,7 +122,10 @@ describe("the payment provider answers a 500 it stores under the key (Stripe's i
     expect(charges.map((charge) => charge.status)).toEqual(["succeeded"]);
     expect(JSON.parse(paid.text)).toMatchObject({ payment: { id: charges[0]!.payment_intent } });
     expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
-    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toMatchObject({ state: "complete", response_status: 201 });
+    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toMatchObject({
+      state: "complete",
+      response_status: 201,
+    });
   });
 
   it("when it had not: once the 500 is replayed and the lookup finds nothing, the key is released and the retry charges once", async () => {
@@ -117,12 +141,17 @@ describe("the payment provider answers a 500 it stores under the key (Stripe's i
     // The provider replays its stored 500 under the old provider key, which can never charge now.
     const proved = await checkout(app, shopper.token, key);
     expect(proved.response.status).toBe(503);
-    expect(JSON.parse(proved.text)).toMatchObject({ type: "urn:oncepay:problem:dependency-unavailable", detail: expect.stringContaining("charged nothing") });
+    expect(JSON.parse(proved.text)).toMatchObject({
+      type: "urn:oncepay:problem:dependency-unavailable",
+      detail: expect.stringContaining("charged nothing"),
+    });
     expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toBeUndefined();
 
     const paid = await checkout(app, shopper.token, key);
     expect(paid.response.status).toBe(201);
-    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).not.toMatchObject({ id: held!.id });
+    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).not.toMatchObject({
+      id: held!.id,
+    });
     expect((await chargesOf(shopper.id)).map((charge) => charge.status)).toEqual(["succeeded"]);
     expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
   });

@@ -2,7 +2,12 @@ import { createHash } from "node:crypto";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { checkSameOrigin } from "@/lib/auth/same-origin";
 import { addToContext } from "@/lib/observability/request-context";
-import { API_TOKEN_PATTERN, SESSION_COOKIE, SESSION_TOKEN_PATTERN, mintApiToken } from "@/lib/auth/session-cookie";
+import {
+  API_TOKEN_PATTERN,
+  SESSION_COOKIE,
+  SESSION_TOKEN_PATTERN,
+  mintApiToken,
+} from "@/lib/auth/session-cookie";
 
 /**
  * Who is asking. API clients send `Authorization: Bearer <token>` (from
@@ -15,7 +20,9 @@ export interface Caller {
 }
 
 /** `cross-site`: a session cookie on a request another site made (403); `unauthenticated`: no usable credential (401). */
-export type AuthResult = { ok: true; caller: Caller } | { ok: false; reason: "unauthenticated" | "cross-site"; detail: string };
+export type AuthResult =
+  | { ok: true; caller: Caller }
+  | { ok: false; reason: "unauthenticated" | "cross-site"; detail: string };
 
 /**
  * Which account a token stands for never changes (accounts are neither
@@ -31,12 +38,19 @@ interface KnownAccount {
 const KNOWN_ACCOUNTS_MAX = 10_000;
 const knownAccounts = new Map<string, KnownAccount>();
 
-async function accountByTokenHash(db: PrismaClient, tokenHash: string): Promise<KnownAccount | undefined> {
+async function accountByTokenHash(
+  db: PrismaClient,
+  tokenHash: string,
+): Promise<KnownAccount | undefined> {
   const known = knownAccounts.get(tokenHash);
   if (known) return known;
-  const found = await db.account.findUnique({ where: { tokenHash }, select: { id: true, kind: true } });
+  const found = await db.account.findUnique({
+    where: { tokenHash },
+    select: { id: true, kind: true },
+  });
   if (found) {
-    if (knownAccounts.size >= KNOWN_ACCOUNTS_MAX) knownAccounts.delete(knownAccounts.keys().next().value!);
+    if (knownAccounts.size >= KNOWN_ACCOUNTS_MAX)
+      knownAccounts.delete(knownAccounts.keys().next().value!);
     knownAccounts.set(tokenHash, found);
   }
   return found ?? undefined;
@@ -48,7 +62,10 @@ export function hashToken(token: string): string {
 
 export async function createApiAccount(db: PrismaClient): Promise<{ id: string; token: string }> {
   const token = mintApiToken();
-  const account = await db.account.create({ data: { tokenHash: hashToken(token), kind: "api" }, select: { id: true } });
+  const account = await db.account.create({
+    data: { tokenHash: hashToken(token), kind: "api" },
+    select: { id: true },
+  });
   return { id: account.id, token };
 }
 
@@ -70,7 +87,9 @@ async function identify(db: PrismaClient, request: Request): Promise<AuthResult>
     return authenticateSession(db, sessionToken);
   }
 
-  return unauthenticated("Send Authorization: Bearer <token> (create one with POST /api/accounts), or use the shop in a browser.");
+  return unauthenticated(
+    "Send Authorization: Bearer <token> (create one with POST /api/accounts), or use the shop in a browser.",
+  );
 }
 
 function unauthenticated(detail: string): AuthResult {
@@ -80,9 +99,11 @@ function unauthenticated(detail: string): AuthResult {
 async function authenticateBearer(db: PrismaClient, authorization: string): Promise<AuthResult> {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
   const token = match?.[1];
-  if (!token || !API_TOKEN_PATTERN.test(token)) return unauthenticated("The Authorization header is not a valid bearer token.");
+  if (!token || !API_TOKEN_PATTERN.test(token))
+    return unauthenticated("The Authorization header is not a valid bearer token.");
   const account = await accountByTokenHash(db, hashToken(token));
-  if (!account || account.kind !== "api") return unauthenticated("The bearer token is not recognised.");
+  if (!account || account.kind !== "api")
+    return unauthenticated("The bearer token is not recognised.");
   return { ok: true, caller: { accountId: account.id } };
 }
 
@@ -92,14 +113,20 @@ async function authenticateBearer(db: PrismaClient, authorization: string): Prom
  * first requests from one new browser agree on one account.
  */
 async function authenticateSession(db: PrismaClient, token: string): Promise<AuthResult> {
-  if (!SESSION_TOKEN_PATTERN.test(token)) return unauthenticated("The session cookie is not valid. Reload the shop to get a new one.");
+  if (!SESSION_TOKEN_PATTERN.test(token))
+    return unauthenticated("The session cookie is not valid. Reload the shop to get a new one.");
   const tokenHash = hashToken(token);
   const existing = await accountByTokenHash(db, tokenHash);
   if (existing) {
-    return existing.kind === "browser" ? { ok: true, caller: { accountId: existing.id } } : unauthenticated("The session cookie is not valid.");
+    return existing.kind === "browser"
+      ? { ok: true, caller: { accountId: existing.id } }
+      : unauthenticated("The session cookie is not valid.");
   }
   await db.$executeRaw`INSERT INTO accounts (token_hash, kind) VALUES (${tokenHash}, 'browser') ON CONFLICT (token_hash) DO NOTHING`;
-  const created = await db.account.findUniqueOrThrow({ where: { tokenHash }, select: { id: true } });
+  const created = await db.account.findUniqueOrThrow({
+    where: { tokenHash },
+    select: { id: true },
+  });
   return { ok: true, caller: { accountId: created.id } };
 }
 
@@ -108,7 +135,10 @@ async function authenticateSession(db: PrismaClient, token: string): Promise<Aut
  * data (the orders, a key). Unlike an API call it creates nothing: a
  * session that never paid has no account, hence nothing to show.
  */
-export async function findSessionAccount(db: PrismaClient, token: string | undefined): Promise<string | undefined> {
+export async function findSessionAccount(
+  db: PrismaClient,
+  token: string | undefined,
+): Promise<string | undefined> {
   if (token === undefined || !SESSION_TOKEN_PATTERN.test(token)) return undefined;
   const account = await accountByTokenHash(db, hashToken(token));
   return account?.kind === "browser" ? account.id : undefined;

@@ -21,7 +21,9 @@ export function checkSameOrigin(request: Request): OriginCheck {
   const fetchSite = request.headers.get("sec-fetch-site");
   // "none": the user typed or bookmarked it; "same-origin": our own page.
   if (fetchSite !== null) {
-    return fetchSite === "same-origin" || fetchSite === "none" ? { ok: true } : refused(`Sec-Fetch-Site: ${fetchSite}`);
+    return fetchSite === "same-origin" || fetchSite === "none"
+      ? { ok: true }
+      : refused(`Sec-Fetch-Site: ${fetchSite}`);
   }
   const origin = request.headers.get("origin");
   if (origin === null) return { ok: true };

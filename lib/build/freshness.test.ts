@@ -41,7 +41,10 @@ describe("buildFreshness", () => {
   it("is stale when a source deep in lib/ changed after the build, and names it", async () => {
     await write(".next/BUILD_ID", buildTime);
     await write("lib/orders/cart.ts", after);
-    expect(await buildFreshness(root)).toEqual({ stale: true, reason: `${path.join("lib", "orders", "cart.ts")} changed since the last build` });
+    expect(await buildFreshness(root)).toEqual({
+      stale: true,
+      reason: `${path.join("lib", "orders", "cart.ts")} changed since the last build`,
+    });
   });
 
   it("is stale when a top-level input such as package.json changed", async () => {

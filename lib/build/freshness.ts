@@ -39,7 +39,8 @@ export async function buildFreshness(root: string): Promise<BuildFreshness> {
   if (builtAt === undefined) return { stale: true, reason: "no production build yet" };
   for (const input of BUILD_INPUTS) {
     const newer = await firstNewerThan(root, input, builtAt);
-    if (newer) return { stale: true, reason: `${path.relative(root, newer)} changed since the last build` };
+    if (newer)
+      return { stale: true, reason: `${path.relative(root, newer)} changed since the last build` };
   }
   return { stale: false };
 }
@@ -53,7 +54,11 @@ async function modifiedAt(file: string): Promise<number | undefined> {
 }
 
 /** The first file at or under `relative` (to `root`) modified after `time`; undefined if none (or it does not exist). */
-async function firstNewerThan(root: string, relative: string, time: number): Promise<string | undefined> {
+async function firstNewerThan(
+  root: string,
+  relative: string,
+  time: number,
+): Promise<string | undefined> {
   if (NOT_BUILT.test(relative.split(path.sep).join("/"))) return undefined;
   const entry = path.join(root, relative);
   let info;

@@ -21,9 +21,9 @@ const PAYMENT_METHOD_LABELS: Record<PaymentMethod, string> = {
   pm_card_chargeDeclinedProcessingError: "Test card: processing error",
 };
 
-export const PAYMENT_METHODS: readonly { id: PaymentMethod; label: string }[] = (Object.keys(PAYMENT_METHOD_LABELS) as PaymentMethod[]).map(
-  (id) => ({ id, label: PAYMENT_METHOD_LABELS[id] }),
-);
+export const PAYMENT_METHODS: readonly { id: PaymentMethod; label: string }[] = (
+  Object.keys(PAYMENT_METHOD_LABELS) as PaymentMethod[]
+).map((id) => ({ id, label: PAYMENT_METHOD_LABELS[id] }));
 
 export function isPaymentMethod(value: unknown): value is PaymentMethod {
   return PAYMENT_METHODS.some((method) => method.id === value);
@@ -59,7 +59,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 export function isOrder(value: unknown): value is Order {
-  return isRecord(value) && typeof value.id === "string" && typeof value.amount === "number" && Array.isArray(value.items);
+  return (
+    isRecord(value) &&
+    typeof value.id === "string" &&
+    typeof value.amount === "number" &&
+    Array.isArray(value.items)
+  );
 }
 
 /** The problem in a response body, or a stand-in built from the status line when the body is not one. */
@@ -73,5 +78,9 @@ export function toProblem(json: unknown, status: number, statusText = ""): Probl
       detail: json.detail,
     };
   }
-  return { title: fallbackTitle, status, detail: `The server answered ${status}${statusText ? ` ${statusText}` : ""}.` };
+  return {
+    title: fallbackTitle,
+    status,
+    detail: `The server answered ${status}${statusText ? ` ${statusText}` : ""}.`,
+  };
 }

@@ -1,9 +1,29 @@
 import { describe, expect, it } from "vitest";
-import { finishAttempt, interruptAttempt, markInterrupted, nextRun, parseAttemptLog, startAttempt, summarize, type AttemptLog } from "./attempt-log";
+import {
+  finishAttempt,
+  interruptAttempt,
+  markInterrupted,
+  nextRun,
+  parseAttemptLog,
+  startAttempt,
+  summarize,
+  type AttemptLog,
+} from "./attempt-log";
 import type { AttemptInfo } from "./checkout";
 
 function answer(n: number, fields: Partial<AttemptInfo>): AttemptInfo {
-  return { n, maxAttempts: 8, status: null, failure: null, requestId: null, replayed: false, durationMs: 10, orderId: null, retryInMs: null, ...fields };
+  return {
+    n,
+    maxAttempts: 8,
+    status: null,
+    failure: null,
+    requestId: null,
+    replayed: false,
+    durationMs: 10,
+    orderId: null,
+    retryInMs: null,
+    ...fields,
+  };
 }
 
 describe("attempt log", () => {
@@ -15,9 +35,15 @@ describe("attempt log", () => {
     log = finishAttempt(log, 2, answer(1, { status: 409, requestId: "req_b", retryInMs: 1000 }));
     log = finishAttempt(log, 1, answer(1, { status: 201, requestId: "req_a", orderId: "ord_1" }));
     log = startAttempt(log, 2, 2);
-    log = finishAttempt(log, 2, answer(2, { status: 201, requestId: "req_c", orderId: "ord_1", replayed: true }));
+    log = finishAttempt(
+      log,
+      2,
+      answer(2, { status: 201, requestId: "req_c", orderId: "ord_1", replayed: true }),
+    );
 
-    expect(log.map((e) => [e.seq, e.run, e.runAttempt, e.state, e.status, e.requestId, e.replayed])).toEqual([
+    expect(
+      log.map((e) => [e.seq, e.run, e.runAttempt, e.state, e.status, e.requestId, e.replayed]),
+    ).toEqual([
       [1, 1, 1, "done", 201, "req_a", false],
       [2, 2, 1, "done", 409, "req_b", false],
       [3, 2, 2, "done", 201, "req_c", true],

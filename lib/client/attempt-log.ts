@@ -28,8 +28,17 @@ export type AttemptLog = readonly LoggedAttempt[];
 
 export function startAttempt(log: AttemptLog, run: number, runAttempt: number): AttemptLog {
   const entry: LoggedAttempt = {
-    seq: log.length + 1, run, runAttempt, state: "sending",
-    status: null, failure: null, requestId: null, replayed: false, durationMs: null, orderId: null, retryInMs: null,
+    seq: log.length + 1,
+    run,
+    runAttempt,
+    state: "sending",
+    status: null,
+    failure: null,
+    requestId: null,
+    replayed: false,
+    durationMs: null,
+    orderId: null,
+    retryInMs: null,
   };
   return [...log, entry];
 }
@@ -58,13 +67,17 @@ export function finishAttempt(log: AttemptLog, run: number, info: AttemptInfo): 
 /** The page is going away (reload, navigation): this attempt's answer will never reach it. */
 export function interruptAttempt(log: AttemptLog, run: number, runAttempt: number): AttemptLog {
   return log.map((entry) =>
-    entry.run === run && entry.runAttempt === runAttempt ? { ...entry, state: "interrupted", durationMs: null, retryInMs: null } : entry,
+    entry.run === run && entry.runAttempt === runAttempt
+      ? { ...entry, state: "interrupted", durationMs: null, retryInMs: null }
+      : entry,
   );
 }
 
 /** After a reload: attempts that were still waiting for an answer will never get one in this page. */
 export function markInterrupted(log: AttemptLog): AttemptLog {
-  return log.map((entry) => (entry.state === "sending" ? { ...entry, state: "interrupted", retryInMs: null } : entry));
+  return log.map((entry) =>
+    entry.state === "sending" ? { ...entry, state: "interrupted", retryInMs: null } : entry,
+  );
 }
 
 /** The next run number for this intent. */

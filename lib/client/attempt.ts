@@ -3,7 +3,12 @@
  * not decided here: this only reports what happened, in a shape the retry
  * loop and the attempts timeline both read.
  */
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  REQUEST_ID_HEADER,
+  RETRY_AFTER_HEADER,
+} from "@/lib/http/headers";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -45,7 +50,13 @@ class AttemptTimeout extends Error {
   }
 }
 
-export async function sendAttempt({ url, idempotencyKey, body, timeoutMs, fetch }: AttemptRequest): Promise<AttemptOutcome> {
+export async function sendAttempt({
+  url,
+  idempotencyKey,
+  body,
+  timeoutMs,
+  fetch,
+}: AttemptRequest): Promise<AttemptOutcome> {
   const startedAt = performance.now();
   const elapsed = () => Math.round(performance.now() - startedAt);
   // An AbortController driven by setTimeout rather than AbortSignal.timeout():
@@ -58,16 +69,30 @@ export async function sendAttempt({ url, idempotencyKey, body, timeoutMs, fetch 
   try {
     let response: Response;
     try {
-      response = await fetch(url, { method: "POST", credentials: "same-origin", headers, body, signal: controller.signal });
+      response = await fetch(url, {
+        method: "POST",
+        credentials: "same-origin",
+        headers,
+        body,
+        signal: controller.signal,
+      });
     } catch {
       // Whatever the rejection says, no answer came back; a timeout is the one the client chose.
-      return { kind: "no-response", reason: controller.signal.aborted ? "timeout" : "network", durationMs: elapsed() };
+      return {
+        kind: "no-response",
+        reason: controller.signal.aborted ? "timeout" : "network",
+        durationMs: elapsed(),
+      };
     }
     // The body is read under the same timeout. A body that stalls or breaks
     // off half-way is no answer either: the result is still unknown.
     const json = await readJson(response);
     if (json === undefined) {
-      return { kind: "no-response", reason: controller.signal.aborted ? "timeout" : "network", durationMs: elapsed() };
+      return {
+        kind: "no-response",
+        reason: controller.signal.aborted ? "timeout" : "network",
+        durationMs: elapsed(),
+      };
     }
     return {
       kind: "response",

@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Cart } from "./api-types";
 import type { FetchLike } from "./attempt";
-import { newIdempotencyKey, submitCheckout, type AttemptInfo, type AttemptStart, type CheckoutResult, type SubmitCheckoutOptions } from "./checkout";
+import {
+  newIdempotencyKey,
+  submitCheckout,
+  type AttemptInfo,
+  type AttemptStart,
+  type CheckoutResult,
+  type SubmitCheckoutOptions,
+} from "./checkout";
 import { RETRY_POLICY } from "./retry-policy";
 import { jsonAnswer, sampleOrder } from "@/lib/testing/browser";
 
@@ -12,22 +19,37 @@ const order = sampleOrder(cart.cartId);
 const json = jsonAnswer;
 
 function problem(status: number, detail: string, extra: Record<string, unknown> = {}) {
-  return { type: `urn:oncepay:problem:${status}`, title: `Problem ${status}`, status, detail, ...extra };
+  return {
+    type: `urn:oncepay:problem:${status}`,
+    title: `Problem ${status}`,
+    status,
+    detail,
+    ...extra,
+  };
 }
 
 const created = (headers: Record<string, string> = {}) => json(201, order, headers);
-const replayed = () => json(201, order, { "Idempotent-Replayed": "true", "X-Request-Id": "req_replay" });
-const inProgress = (retryAfter?: string) => json(409, problem(409, "still running"), retryAfter ? { "Retry-After": retryAfter } : {});
+const replayed = () =>
+  json(201, order, { "Idempotent-Replayed": "true", "X-Request-Id": "req_replay" });
+const inProgress = (retryAfter?: string) =>
+  json(409, problem(409, "still running"), retryAfter ? { "Retry-After": retryAfter } : {});
 
 /** A step the fake server takes: answer, fail the connection, or never answer (until the client aborts). */
 type Step = Response | Error | "hang" | { after: number; then: Response };
 
 /** A fake fetch that plays `steps` in order and records every request, with the fake clock's time. */
 function fakeServer(steps: Step[]) {
-  const calls: { at: number; url: string; init: RequestInit; key: string | null; body: string }[] = [];
+  const calls: { at: number; url: string; init: RequestInit; key: string | null; body: string }[] =
+    [];
   const fetch: FetchLike = (url, init) => {
     const headers = new Headers(init.headers);
-    calls.push({ at: Date.now(), url, init, key: headers.get("Idempotency-Key"), body: String(init.body) });
+    calls.push({
+      at: Date.now(),
+      url,
+      init,
+      key: headers.get("Idempotency-Key"),
+      body: String(init.body),
+    });
     const step = steps[calls.length - 1];
     if (step === undefined) return Promise.reject(new Error(`unexpected request #${calls.length}`));
     if (step instanceof Error) return Promise.reject(step);
@@ -63,7 +85,14 @@ async function run(steps: Step[], options: Partial<SubmitCheckoutOptions> = {}) 
   await vi.runAllTimersAsync();
   const result: CheckoutResult = await promise;
   const times = server.calls.map((call) => call.at - startedAt);
-  return { result, attempts, starts, calls: server.calls, times, elapsed: (settledAt ?? NaN) - startedAt };
+  return {
+    result,
+    attempts,
+    starts,
+    calls: server.calls,
+    times,
+    elapsed: (settledAt ?? NaN) - startedAt,
+  };
 }
 
 beforeEach(() => {
@@ -86,21 +115,44 @@ describe("submitCheckout: one attempt", () => {
   it("posts the cart as JSON with the key, credentials and payment method", async () => {
     const { result, calls, attempts } = await run([created({ "X-Request-Id": "req_1" })]);
 
-    expect(result).toEqual({ kind: "paid", order, replayed: false, attempts: 1, requestId: "req_1" });
+    expect(result).toEqual({
+      kind: "paid",
+      order,
+      replayed: false,
+      attempts: 1,
+      requestId: "req_1",
+    });
     expect(calls).toHaveLength(1);
     expect(calls[0]?.url).toBe("/api/orders");
     expect(calls[0]?.init.method).toBe("POST");
     expect(calls[0]?.init.credentials).toBe("same-origin");
     expect(new Headers(calls[0]?.init.headers).get("Content-Type")).toBe("application/json");
     expect(calls[0]?.key).toBe(KEY);
-    expect(JSON.parse(calls[0]?.body ?? "")).toEqual({ cartId: "cart-1", items: [{ sku: "mug-ceramic-350", quantity: 2 }], paymentMethod: "pm_card_visa" });
+    expect(JSON.parse(calls[0]?.body ?? "")).toEqual({
+      cartId: "cart-1",
+      items: [{ sku: "mug-ceramic-350", quantity: 2 }],
+      paymentMethod: "pm_card_visa",
+    });
     expect(attempts).toEqual([
-      { n: 1, maxAttempts: 12, status: 201, failure: null, requestId: "req_1", replayed: false, durationMs: 0, orderId: "ord_123", retryInMs: null },
+      {
+        n: 1,
+        maxAttempts: 12,
+        status: 201,
+        failure: null,
+        requestId: "req_1",
+        replayed: false,
+        durationMs: 0,
+        orderId: "ord_123",
+        retryInMs: null,
+      },
     ]);
   });
 
   it("sends no Idempotency-Key header at all for the lab's broken strategy", async () => {
-    const { calls } = await run([created()], { idempotencyKey: null, url: "/api/lab/unsafe-orders" });
+    const { calls } = await run([created()], {
+      idempotencyKey: null,
+      url: "/api/lab/unsafe-orders",
+    });
     expect(calls[0]?.url).toBe("/api/lab/unsafe-orders");
     expect(new Headers(calls[0]?.init.headers).has("Idempotency-Key")).toBe(false);
   });
@@ -126,15 +178,22 @@ describe("submitCheckout: the retry schedule", () => {
 
   it("draws each wait afresh from [0, ceiling): full jitter", async () => {
     const draws = [0, 0.999, 0.25];
-    const { times } = await run([new TypeError("x"), new TypeError("x"), new TypeError("x"), created()], {
-      random: () => draws.shift() ?? 0,
-    });
+    const { times } = await run(
+      [new TypeError("x"), new TypeError("x"), new TypeError("x"), created()],
+      {
+        random: () => draws.shift() ?? 0,
+      },
+    );
     // Waits 0 (of 500), 999 (of 1000), 500 (of 2000).
     expect(times).toEqual([0, 0, 999, 1499]);
   });
 
   it("retries a network error the browser words differently (any rejected fetch is a lost answer)", async () => {
-    const { result, calls } = await run([new TypeError("Load failed"), new Error("socket hang up"), created()]);
+    const { result, calls } = await run([
+      new TypeError("Load failed"),
+      new Error("socket hang up"),
+      created(),
+    ]);
     expect(result.kind).toBe("paid");
     expect(calls).toHaveLength(3);
   });
@@ -143,7 +202,13 @@ describe("submitCheckout: the retry schedule", () => {
     const { result, times, attempts } = await run([inProgress("2"), inProgress("1"), replayed()]);
 
     expect(times).toEqual([0, 2000, 3000]);
-    expect(result).toEqual({ kind: "paid", order, replayed: true, attempts: 3, requestId: "req_replay" });
+    expect(result).toEqual({
+      kind: "paid",
+      order,
+      replayed: true,
+      attempts: 3,
+      requestId: "req_replay",
+    });
     expect(attempts.map((a) => [a.status, a.replayed, a.retryInMs])).toEqual([
       [409, false, 2000],
       [409, false, 1000],
@@ -158,7 +223,13 @@ describe("submitCheckout: the retry schedule", () => {
     expect(result).toMatchObject({ kind: "paid", replayed: true, attempts: 3 });
     expect(calls.map((call) => call.key)).toEqual([KEY, KEY, KEY]);
     expect(calls[0]?.init.signal?.aborted).toBe(true);
-    expect(attempts[0]).toMatchObject({ n: 1, status: null, failure: "timeout", durationMs: RETRY_POLICY.attemptTimeoutMs, retryInMs: 250 });
+    expect(attempts[0]).toMatchObject({
+      n: 1,
+      status: null,
+      failure: "timeout",
+      durationMs: RETRY_POLICY.attemptTimeoutMs,
+      retryInMs: 250,
+    });
     expect(times).toEqual([0, 6250, 7250]);
   });
 
@@ -168,20 +239,28 @@ describe("submitCheckout: the retry schedule", () => {
   });
 
   it("keeps a slow answer that arrives inside the timeout", async () => {
-    const { result, attempts } = await run([{ after: 5999, then: created({ "X-Request-Id": "req_slow" }) }]);
+    const { result, attempts } = await run([
+      { after: 5999, then: created({ "X-Request-Id": "req_slow" }) },
+    ]);
     expect(result).toMatchObject({ kind: "paid", attempts: 1, requestId: "req_slow" });
     expect(attempts[0]?.durationMs).toBe(5999);
   });
 
   it("retries a success whose body was cut off, and takes the replay", async () => {
-    const truncated = new Response('{"id":"ord_1', { status: 201, headers: { "Content-Type": "application/json" } });
+    const truncated = new Response('{"id":"ord_1', {
+      status: 201,
+      headers: { "Content-Type": "application/json" },
+    });
     const { result, calls } = await run([truncated, replayed()]);
     expect(calls.map((call) => call.key)).toEqual([KEY, KEY]);
     expect(result).toMatchObject({ kind: "paid", replayed: true, attempts: 2 });
   });
 
   it("treats an answer whose body breaks off as lost (the status line alone is no answer)", async () => {
-    const broken = new Response(new ReadableStream({ start: (controller) => controller.error(new Error("dropped")) }), { status: 200 });
+    const broken = new Response(
+      new ReadableStream({ start: (controller) => controller.error(new Error("dropped")) }),
+      { status: 200 },
+    );
     const { result, attempts } = await run([broken, replayed()]);
     expect(attempts[0]).toMatchObject({ status: null, failure: "network", retryInMs: 250 });
     expect(result).toMatchObject({ kind: "paid", replayed: true, attempts: 2 });
@@ -189,39 +268,69 @@ describe("submitCheckout: the retry schedule", () => {
 
   it("announces each attempt before sending it", async () => {
     const { starts } = await run([inProgress("1"), created()]);
-    expect(starts).toEqual([{ n: 1, maxAttempts: 12 }, { n: 2, maxAttempts: 12 }]);
+    expect(starts).toEqual([
+      { n: 1, maxAttempts: 12 },
+      { n: 2, maxAttempts: 12 },
+    ]);
   });
 });
 
 describe("submitCheckout: status classes", () => {
   it.each([409, 429, 500, 502, 503, 504])("retries a %i", async (status) => {
-    const { result, calls } = await run([json(status, problem(status, `status ${status}`)), created()]);
+    const { result, calls } = await run([
+      json(status, problem(status, `status ${status}`)),
+      created(),
+    ]);
     expect(calls).toHaveLength(2);
     expect(result.kind).toBe("paid");
   });
 
-  it.each([400, 401, 413, 415, 422])("does not retry a %i, and says nothing was charged", async (status) => {
-    const { result, calls, times } = await run([json(status, problem(status, `bad request ${status}`)), created()]);
-    expect(calls).toHaveLength(1);
-    expect(times).toEqual([0]);
-    expect(result).toMatchObject({ kind: "failed", outcomeUnknown: false, status, message: `bad request ${status}`, attempts: 1 });
-  });
+  it.each([400, 401, 413, 415, 422])(
+    "does not retry a %i, and says nothing was charged",
+    async (status) => {
+      const { result, calls, times } = await run([
+        json(status, problem(status, `bad request ${status}`)),
+        created(),
+      ]);
+      expect(calls).toHaveLength(1);
+      expect(times).toEqual([0]);
+      expect(result).toMatchObject({
+        kind: "failed",
+        outcomeUnknown: false,
+        status,
+        message: `bad request ${status}`,
+        attempts: 1,
+      });
+    },
+  );
 
   it("returns a decline on 402 without retrying", async () => {
     const declined = problem(402, "Your card was declined.", { declineCode: "generic_decline" });
-    const { result, calls } = await run([json(402, declined, { "X-Request-Id": "req_d" }), created()], { paymentMethod: "pm_card_chargeDeclined" });
+    const { result, calls } = await run(
+      [json(402, declined, { "X-Request-Id": "req_d" }), created()],
+      { paymentMethod: "pm_card_chargeDeclined" },
+    );
 
     expect(calls).toHaveLength(1);
     expect(result.kind).toBe("declined");
     if (result.kind !== "declined") throw new Error("unreachable");
-    expect(result.problem).toMatchObject({ detail: "Your card was declined.", declineCode: "generic_decline" });
+    expect(result.problem).toMatchObject({
+      detail: "Your card was declined.",
+      declineCode: "generic_decline",
+    });
     expect(result.requestId).toBe("req_d");
     expect(JSON.parse(calls[0]?.body ?? "").paymentMethod).toBe("pm_card_chargeDeclined");
   });
 
   it("uses the status line when an error body is not a problem", async () => {
-    const { result } = await run([new Response("nope", { status: 400, statusText: "Bad Request" })]);
-    expect(result).toMatchObject({ kind: "failed", outcomeUnknown: false, message: "The server answered 400 Bad Request." });
+    const { result } = await run([
+      new Response("nope", { status: 400, statusText: "Bad Request" }),
+    ]);
+    expect(result).toMatchObject({
+      kind: "failed",
+      outcomeUnknown: false,
+      message: "The server answered 400 Bad Request.",
+    });
   });
 });
 
@@ -231,17 +340,44 @@ describe("submitCheckout: giving up", () => {
     const { result, calls, attempts, elapsed } = await run([...busy, created()]);
 
     expect(calls).toHaveLength(12);
-    expect(result).toMatchObject({ kind: "failed", outcomeUnknown: true, status: 409, attempts: 12, message: "still running (12 attempts)." });
+    expect(result).toMatchObject({
+      kind: "failed",
+      outcomeUnknown: true,
+      status: 409,
+      attempts: 12,
+      message: "still running (12 attempts).",
+    });
     // max(Retry-After, half the backoff ceiling): 1, 1, 1, 2, then 4 s (the 8 s cap, halved).
-    expect(attempts.map((a) => a.retryInMs)).toEqual([1000, 1000, 1000, 2000, 4000, 4000, 4000, 4000, 4000, 4000, 4000, null]);
+    expect(attempts.map((a) => a.retryInMs)).toEqual([
+      1000,
+      1000,
+      1000,
+      2000,
+      4000,
+      4000,
+      4000,
+      4000,
+      4000,
+      4000,
+      4000,
+      null,
+    ]);
     // With this draw the 409s are retried for 33 s: about as long as a key is held for its 30 s lease after a crash.
     expect(elapsed).toBe(33_000);
   });
 
   it("gives up on repeated network errors with a message", async () => {
-    const { result, calls } = await run([new TypeError("x"), new TypeError("x")], { policy: { maxAttempts: 2 } });
+    const { result, calls } = await run([new TypeError("x"), new TypeError("x")], {
+      policy: { maxAttempts: 2 },
+    });
     expect(calls).toHaveLength(2);
-    expect(result).toMatchObject({ kind: "failed", outcomeUnknown: true, problem: null, status: null, attempts: 2 });
+    expect(result).toMatchObject({
+      kind: "failed",
+      outcomeUnknown: true,
+      problem: null,
+      status: null,
+      attempts: 2,
+    });
     if (result.kind !== "failed") throw new Error("unreachable");
     expect(result.message).toBe("Could not reach the server (2 attempts).");
   });
@@ -272,14 +408,27 @@ describe("submitCheckout: giving up", () => {
 
     expect(calls).toHaveLength(2);
     expect(reported).toEqual([1, 2]);
-    expect(result).toMatchObject({ kind: "failed", outcomeUnknown: true, status: 409, attempts: 2, message: "still running (2 attempts)." });
+    expect(result).toMatchObject({
+      kind: "failed",
+      outcomeUnknown: true,
+      status: 409,
+      attempts: 2,
+      message: "still running (2 attempts).",
+    });
   });
 
   it("ends within budget plus one attempt timeout even when every attempt hangs", async () => {
     const hangs: Step[] = Array.from({ length: 50 }, () => "hang" as const);
-    const { result, times, elapsed } = await run(hangs, { policy: { maxAttempts: 50 }, random: () => 0.999 });
+    const { result, times, elapsed } = await run(hangs, {
+      policy: { maxAttempts: 50 },
+      random: () => 0.999,
+    });
 
-    expect(result).toMatchObject({ kind: "failed", outcomeUnknown: true, message: expect.stringMatching(/^The server did not answer in time/) });
+    expect(result).toMatchObject({
+      kind: "failed",
+      outcomeUnknown: true,
+      message: expect.stringMatching(/^The server did not answer in time/),
+    });
     expect(Math.max(...times)).toBeLessThan(RETRY_POLICY.budgetMs);
     expect(elapsed).toBeLessThanOrEqual(RETRY_POLICY.budgetMs + RETRY_POLICY.attemptTimeoutMs);
   });

@@ -13,9 +13,21 @@
  * so the UI can show them. Framework-free: it runs under Vitest in Node.
  */
 import pRetry from "p-retry";
-import { isOrder, toProblem, type Cart, type Order, type PaymentMethod, type Problem } from "./api-types";
+import {
+  isOrder,
+  toProblem,
+  type Cart,
+  type Order,
+  type PaymentMethod,
+  type Problem,
+} from "./api-types";
 import { sendAttempt, type AttemptOutcome, type FetchLike } from "./attempt";
-import { RETRY_POLICY, isRetryableStatus, nextRetryDelayMs, type RetryPolicy } from "./retry-policy";
+import {
+  RETRY_POLICY,
+  isRetryableStatus,
+  nextRetryDelayMs,
+  type RetryPolicy,
+} from "./retry-policy";
 
 export const ORDERS_URL = "/api/orders";
 
@@ -42,7 +54,13 @@ export interface AttemptInfo extends AttemptStart {
 
 export type CheckoutResult =
   | { kind: "paid"; order: Order; replayed: boolean; attempts: number; requestId: string | null }
-  | { kind: "declined"; problem: Problem; replayed: boolean; attempts: number; requestId: string | null }
+  | {
+      kind: "declined";
+      problem: Problem;
+      replayed: boolean;
+      attempts: number;
+      requestId: string | null;
+    }
   | {
       kind: "failed";
       /**
@@ -81,7 +99,10 @@ export function newIdempotencyKey(): string {
 /** An attempt whose answer says "try again"; thrown so that p-retry runs another attempt. */
 class RetryableAttempt extends Error {
   /** `attempt`: which attempt (1-based) this was, so a give-up reports how many were really made. */
-  constructor(readonly outcome: AttemptOutcome, readonly attempt: number) {
+  constructor(
+    readonly outcome: AttemptOutcome,
+    readonly attempt: number,
+  ) {
     super("retryable attempt");
     this.name = "RetryableAttempt";
   }
@@ -89,14 +110,25 @@ class RetryableAttempt extends Error {
 
 /** Thrown from the failed-attempt hook when the policy says stop: no attempts left, or the budget would run out. */
 class RetriesExhausted extends Error {
-  constructor(readonly outcome: AttemptOutcome, readonly attempts: number) {
+  constructor(
+    readonly outcome: AttemptOutcome,
+    readonly attempts: number,
+  ) {
     super("retries exhausted");
     this.name = "RetriesExhausted";
   }
 }
 
 export async function submitCheckout(options: SubmitCheckoutOptions): Promise<CheckoutResult> {
-  const { cart, paymentMethod, idempotencyKey, url = ORDERS_URL, random = Math.random, onAttemptStart, onAttempt } = options;
+  const {
+    cart,
+    paymentMethod,
+    idempotencyKey,
+    url = ORDERS_URL,
+    random = Math.random,
+    onAttemptStart,
+    onAttempt,
+  } = options;
   const policy: RetryPolicy = { ...RETRY_POLICY, ...options.policy };
   const maxAttempts = Math.max(1, policy.maxAttempts);
   // Called through a wrapper: a detached window.fetch throws "Illegal invocation".
@@ -107,16 +139,39 @@ export async function submitCheckout(options: SubmitCheckoutOptions): Promise<Ch
   const describe = (n: number, outcome: AttemptOutcome, retryInMs: number | null): AttemptInfo =>
     outcome.kind === "response"
       ? {
-          n, maxAttempts, status: outcome.status, failure: null, requestId: outcome.requestId, replayed: outcome.replayed,
-          durationMs: outcome.durationMs, orderId: isOrder(outcome.json) ? outcome.json.id : null, retryInMs,
+          n,
+          maxAttempts,
+          status: outcome.status,
+          failure: null,
+          requestId: outcome.requestId,
+          replayed: outcome.replayed,
+          durationMs: outcome.durationMs,
+          orderId: isOrder(outcome.json) ? outcome.json.id : null,
+          retryInMs,
         }
-      : { n, maxAttempts, status: null, failure: outcome.reason, requestId: null, replayed: false, durationMs: outcome.durationMs, orderId: null, retryInMs };
+      : {
+          n,
+          maxAttempts,
+          status: null,
+          failure: outcome.reason,
+          requestId: null,
+          replayed: false,
+          durationMs: outcome.durationMs,
+          orderId: null,
+          retryInMs,
+        };
 
   try {
     const { n, outcome } = await pRetry(
       async (n) => {
         onAttemptStart?.({ n, maxAttempts });
-        const outcome = await sendAttempt({ url, idempotencyKey, body, timeoutMs: policy.attemptTimeoutMs, fetch });
+        const outcome = await sendAttempt({
+          url,
+          idempotencyKey,
+          body,
+          timeoutMs: policy.attemptTimeoutMs,
+          fetch,
+        });
         if (isRetryable(outcome)) throw new RetryableAttempt(outcome, n);
         onAttempt?.(describe(n, outcome, null));
         return { n, outcome };
@@ -165,17 +220,37 @@ function isRetryable(outcome: AttemptOutcome): boolean {
 function finalResult(outcome: AttemptOutcome, attempts: number): CheckoutResult {
   if (outcome.kind !== "response") return gaveUp(outcome, attempts);
   const { status, statusText, json, replayed, requestId } = outcome;
-  if (status >= 200 && status < 300 && isOrder(json)) return { kind: "paid", order: json, replayed, attempts, requestId };
+  if (status >= 200 && status < 300 && isOrder(json))
+    return { kind: "paid", order: json, replayed, attempts, requestId };
   const problem = toProblem(json, status, statusText);
   if (status === 402) return { kind: "declined", problem, replayed, attempts, requestId };
-  return { kind: "failed", outcomeUnknown: false, problem, message: problem.detail, status, attempts, requestId };
+  return {
+    kind: "failed",
+    outcomeUnknown: false,
+    problem,
+    message: problem.detail,
+    status,
+    attempts,
+    requestId,
+  };
 }
 
 function gaveUp(outcome: AttemptOutcome, attempts: number): CheckoutResult {
   const tries = attempts === 1 ? "1 attempt" : `${attempts} attempts`;
   if (outcome.kind === "no-response") {
-    const why = outcome.reason === "timeout" ? "The server did not answer in time" : "Could not reach the server";
-    return { kind: "failed", outcomeUnknown: true, problem: null, message: `${why} (${tries}).`, status: null, attempts, requestId: null };
+    const why =
+      outcome.reason === "timeout"
+        ? "The server did not answer in time"
+        : "Could not reach the server";
+    return {
+      kind: "failed",
+      outcomeUnknown: true,
+      problem: null,
+      message: `${why} (${tries}).`,
+      status: null,
+      attempts,
+      requestId: null,
+    };
   }
   const problem = toProblem(outcome.json, outcome.status, outcome.statusText);
   return {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { FetchLike } from "./attempt";
-import { DEMO_SCENARIOS, NO_FAULTS, UNSAFE_ORDERS_URL, demoScenario, getDemoSettings, putDemoSettings } from "./demo";
+import {
+  DEMO_SCENARIOS,
+  NO_FAULTS,
+  UNSAFE_ORDERS_URL,
+  demoScenario,
+  getDemoSettings,
+  putDemoSettings,
+} from "./demo";
 
 function recordingFetch(response: () => Response) {
   const calls: { url: string; init: RequestInit }[] = [];
@@ -25,18 +32,40 @@ describe("demo settings client", () => {
     const { fetch, calls } = recordingFetch(() => Response.json(settings));
     await putDemoSettings({ networkDelayMs: 8000, loseResponse: false }, fetch);
     expect(calls[0]?.init.method).toBe("PUT");
-    expect(JSON.parse(String(calls[0]?.init.body))).toEqual({ networkDelayMs: 8000, loseResponse: false });
+    expect(JSON.parse(String(calls[0]?.init.body))).toEqual({
+      networkDelayMs: 8000,
+      loseResponse: false,
+    });
   });
 
   it("passes on the server's reason when demo faults are off", async () => {
-    const problem = { type: "urn:oncepay:problem:demo-faults-disabled", title: "Forbidden", status: 403, detail: "Demo faults are off." };
-    const { fetch } = recordingFetch(() => new Response(JSON.stringify(problem), { status: 403, headers: { "Content-Type": "application/problem+json" } }));
-    expect(await putDemoSettings(NO_FAULTS, fetch)).toEqual({ ok: false, status: 403, reason: "Demo faults are off." });
+    const problem = {
+      type: "urn:oncepay:problem:demo-faults-disabled",
+      title: "Forbidden",
+      status: 403,
+      detail: "Demo faults are off.",
+    };
+    const { fetch } = recordingFetch(
+      () =>
+        new Response(JSON.stringify(problem), {
+          status: 403,
+          headers: { "Content-Type": "application/problem+json" },
+        }),
+    );
+    expect(await putDemoSettings(NO_FAULTS, fetch)).toEqual({
+      ok: false,
+      status: 403,
+      reason: "Demo faults are off.",
+    });
   });
 
   it("reports an unreachable server without throwing", async () => {
     const fetch: FetchLike = () => Promise.reject(new TypeError("Failed to fetch"));
-    expect(await getDemoSettings(fetch)).toEqual({ ok: false, status: null, reason: "Could not reach the server." });
+    expect(await getDemoSettings(fetch)).toEqual({
+      ok: false,
+      status: null,
+      reason: "Could not reach the server.",
+    });
   });
 });
 
@@ -49,7 +78,9 @@ describe("demo scenarios", () => {
   });
 
   it("turns off the submit guard only for the double-click demo", () => {
-    expect(DEMO_SCENARIOS.filter((s) => !s.strategy.guardSubmit).map((s) => s.id)).toEqual(["double-click"]);
+    expect(DEMO_SCENARIOS.filter((s) => !s.strategy.guardSubmit).map((s) => s.id)).toEqual([
+      "double-click",
+    ]);
   });
 
   it("asks the server for faults only in server-side scenarios, within the API's limits", () => {
@@ -59,6 +90,9 @@ describe("demo scenarios", () => {
       expect(hasFaults).toBe(scenario.needsServerFaults);
       expect(faults.networkDelayMs).toBeLessThanOrEqual(20_000);
     }
-    expect(demoScenario("slow-network").faults(3000)).toEqual({ networkDelayMs: 3000, loseResponse: false });
+    expect(demoScenario("slow-network").faults(3000)).toEqual({
+      networkDelayMs: 3000,
+      loseResponse: false,
+    });
   });
 });

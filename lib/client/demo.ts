@@ -22,9 +22,13 @@ export type ServerFaults = AccountFaults;
 /** What GET/PUT /api/demo/settings answer: the faults, and whether the server allows any (lib/api/demo.ts). */
 export type DemoSettings = DemoSettingsView;
 
-export const NO_FAULTS: Readonly<ServerFaults> = Object.freeze({ networkDelayMs: 0, loseResponse: false });
+export const NO_FAULTS: Readonly<ServerFaults> = Object.freeze({
+  networkDelayMs: 0,
+  loseResponse: false,
+});
 
-export type DemoScenarioId = "none" | "double-click" | "slow-network" | "lost-response" | "reload" | "no-key";
+export type DemoScenarioId =
+  "none" | "double-click" | "slow-network" | "lost-response" | "reload" | "no-key";
 
 /** How the browser sends a payment; everything but the normal checkout is a demo. */
 export interface CheckoutStrategy {
@@ -78,8 +82,10 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   {
     id: "double-click",
     label: "Double-click",
-    summary: "Removes the Pay button's guard, so a double-click sends two overlapping requests of the same intent.",
-    expect: "Two requests with one key: one 201, the other 409 then a replay (or a replay straight away). One order.",
+    summary:
+      "Removes the Pay button's guard, so a double-click sends two overlapping requests of the same intent.",
+    expect:
+      "Two requests with one key: one 201, the other 409 then a replay (or a replay straight away). One order.",
     needsServerFaults: false,
     broken: false,
     faults: () => NO_FAULTS,
@@ -88,7 +94,8 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   {
     id: "slow-network",
     label: "Slow network",
-    summary: "The server holds the payment; the client's 6 s attempt timeout fires while the first attempt still runs.",
+    summary:
+      "The server holds the payment; the client's 6 s attempt timeout fires while the first attempt still runs.",
     expect: "A timeout, 409 while the first attempt finishes, then the replayed 201. One order.",
     needsServerFaults: true,
     broken: false,
@@ -98,8 +105,10 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   {
     id: "lost-response",
     label: "Lost response",
-    summary: "The server charges and saves the order, then drops the connection without answering (once).",
-    expect: "A network error, then a retry with the same key gets the stored 201, replayed. One order.",
+    summary:
+      "The server charges and saves the order, then drops the connection without answering (once).",
+    expect:
+      "A network error, then a retry with the same key gets the stored 201, replayed. One order.",
     needsServerFaults: true,
     broken: false,
     faults: () => ({ networkDelayMs: 0, loseResponse: true }),
@@ -109,7 +118,8 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
     id: "reload",
     label: "Reload mid-payment",
     summary: `The server holds the payment for ${RELOAD_DELAY_MS / 1000} s: reload the page while it runs.`,
-    expect: "The reload resumes the same key from sessionStorage: 409 until the first attempt ends, then the replay. One order.",
+    expect:
+      "The reload resumes the same key from sessionStorage: 409 until the first attempt ends, then the replay. One order.",
     needsServerFaults: true,
     broken: false,
     faults: () => ({ networkDelayMs: RELOAD_DELAY_MS, loseResponse: false }),
@@ -118,7 +128,8 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   {
     id: "no-key",
     label: "No key (broken)",
-    summary: "The lost-response fault again, but the payment goes to the lab's unsafe endpoint without an Idempotency-Key.",
+    summary:
+      "The lost-response fault again, but the payment goes to the lab's unsafe endpoint without an Idempotency-Key.",
     expect: "The retry cannot be told from a new purchase: two orders, two charges.",
     needsServerFaults: true,
     broken: true,
@@ -135,37 +146,56 @@ export function isDemoScenarioId(value: unknown): value is DemoScenarioId {
   return DEMO_SCENARIOS.some((scenario) => scenario.id === value);
 }
 
-export type DemoSettingsResult = { ok: true; settings: DemoSettings } | { ok: false; status: number | null; reason: string };
+export type DemoSettingsResult =
+  { ok: true; settings: DemoSettings } | { ok: false; status: number | null; reason: string };
 
 export function getDemoSettings(fetch: FetchLike = defaultFetch): Promise<DemoSettingsResult> {
   return settingsRequest(fetch, { method: "GET" });
 }
 
 /** Sets this account's faults; 403 when the server runs without demo faults. */
-export function putDemoSettings(faults: ServerFaults, fetch: FetchLike = defaultFetch): Promise<DemoSettingsResult> {
+export function putDemoSettings(
+  faults: ServerFaults,
+  fetch: FetchLike = defaultFetch,
+): Promise<DemoSettingsResult> {
   return settingsRequest(fetch, {
     method: "PUT",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ networkDelayMs: faults.networkDelayMs, loseResponse: faults.loseResponse }),
+    body: JSON.stringify({
+      networkDelayMs: faults.networkDelayMs,
+      loseResponse: faults.loseResponse,
+    }),
   });
 }
 
 async function settingsRequest(fetch: FetchLike, init: RequestInit): Promise<DemoSettingsResult> {
   let response: Response;
   try {
-    response = await fetch(DEMO_SETTINGS_URL, { ...init, credentials: "same-origin", cache: "no-store" });
+    response = await fetch(DEMO_SETTINGS_URL, {
+      ...init,
+      credentials: "same-origin",
+      cache: "no-store",
+    });
   } catch {
     return { ok: false, status: null, reason: "Could not reach the server." };
   }
   const json: unknown = await response.json().catch(() => null);
   if (response.ok && isDemoSettings(json)) return { ok: true, settings: json };
-  return { ok: false, status: response.status, reason: toProblem(json, response.status, response.statusText).detail };
+  return {
+    ok: false,
+    status: response.status,
+    reason: toProblem(json, response.status, response.statusText).detail,
+  };
 }
 
 function isDemoSettings(value: unknown): value is DemoSettings {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.faultsEnabled === "boolean" && typeof v.networkDelayMs === "number" && typeof v.loseResponse === "boolean";
+  return (
+    typeof v.faultsEnabled === "boolean" &&
+    typeof v.networkDelayMs === "number" &&
+    typeof v.loseResponse === "boolean"
+  );
 }
 
 function defaultFetch(input: string, init: RequestInit): Promise<Response> {

@@ -17,9 +17,31 @@ const order = { id: "ord_1" } as Order;
 const problem = (status: number) => ({ title: "t", status, detail: "d" });
 const RESULTS = {
   paid: { kind: "paid", order, replayed: false, attempts: 1, requestId: null },
-  declined: { kind: "declined", problem: problem(402), replayed: false, attempts: 1, requestId: null },
-  refused: { kind: "failed", outcomeUnknown: false, problem: problem(400), message: "bad", status: 400, attempts: 1, requestId: null },
-  gaveUp: { kind: "failed", outcomeUnknown: true, problem: null, message: "no answer", status: null, attempts: 12, requestId: null },
+  declined: {
+    kind: "declined",
+    problem: problem(402),
+    replayed: false,
+    attempts: 1,
+    requestId: null,
+  },
+  refused: {
+    kind: "failed",
+    outcomeUnknown: false,
+    problem: problem(400),
+    message: "bad",
+    status: 400,
+    attempts: 1,
+    requestId: null,
+  },
+  gaveUp: {
+    kind: "failed",
+    outcomeUnknown: true,
+    problem: null,
+    message: "no answer",
+    status: null,
+    attempts: 12,
+    requestId: null,
+  },
 } satisfies Record<string, CheckoutResult>;
 
 /** What the intent runner leaves in sessionStorage for the cart once a run ends. */
@@ -64,23 +86,55 @@ describe("intentForPay", () => {
     expect(next).toBe(kept);
   });
 
-  it.each(["paid", "declined", "refused"] as const)("after a run that %s, the next Pay of the same cart makes a new key", (how) => {
-    const newKey = keyMaker();
-    const first = intentForPay(null, { cart, paymentMethod: "pm_card_chargeDeclined" }, NOW, newKey);
-    const kept = storedAfter(first, RESULTS[how]);
-    expect(kept).toBeNull();
+  it.each(["paid", "declined", "refused"] as const)(
+    "after a run that %s, the next Pay of the same cart makes a new key",
+    (how) => {
+      const newKey = keyMaker();
+      const first = intentForPay(
+        null,
+        { cart, paymentMethod: "pm_card_chargeDeclined" },
+        NOW,
+        newKey,
+      );
+      const kept = storedAfter(first, RESULTS[how]);
+      expect(kept).toBeNull();
 
-    // Even the very same cart and card: a new intent, not a replay of the old result.
-    const next = intentForPay(kept, { cart, paymentMethod: "pm_card_chargeDeclined" }, NOW + 1000, newKey);
-    expect(next.idempotencyKey).toBe("key-2");
-    expect(next).toMatchObject({ state: "sending", attempts: [], createdAt: NOW + 1000 });
-  });
+      // Even the very same cart and card: a new intent, not a replay of the old result.
+      const next = intentForPay(
+        kept,
+        { cart, paymentMethod: "pm_card_chargeDeclined" },
+        NOW + 1000,
+        newKey,
+      );
+      expect(next.idempotencyKey).toBe("key-2");
+      expect(next).toMatchObject({ state: "sending", attempts: [], createdAt: NOW + 1000 });
+    },
+  );
 
   it("makes a new key when the unfinished intent is a different request (other card, other items, other cart)", () => {
-    const unfinished = markUnresolved(intentForPay(null, { cart, paymentMethod: "pm_card_visa" }, NOW, () => "old"));
+    const unfinished = markUnresolved(
+      intentForPay(null, { cart, paymentMethod: "pm_card_visa" }, NOW, () => "old"),
+    );
     const otherItems: Cart = { ...cart, items: [{ sku: "mug-ceramic-350", quantity: 3 }] };
-    expect(intentForPay(unfinished, { cart, paymentMethod: "pm_card_chargeDeclined" }, NOW, () => "new").idempotencyKey).toBe("new");
-    expect(intentForPay(unfinished, { cart: otherItems, paymentMethod: "pm_card_visa" }, NOW, () => "new").idempotencyKey).toBe("new");
-    expect(intentForPay(unfinished, { cart: { ...cart, cartId: "cart-2" }, paymentMethod: "pm_card_visa" }, NOW, () => "new").idempotencyKey).toBe("new");
+    expect(
+      intentForPay(unfinished, { cart, paymentMethod: "pm_card_chargeDeclined" }, NOW, () => "new")
+        .idempotencyKey,
+    ).toBe("new");
+    expect(
+      intentForPay(
+        unfinished,
+        { cart: otherItems, paymentMethod: "pm_card_visa" },
+        NOW,
+        () => "new",
+      ).idempotencyKey,
+    ).toBe("new");
+    expect(
+      intentForPay(
+        unfinished,
+        { cart: { ...cart, cartId: "cart-2" }, paymentMethod: "pm_card_visa" },
+        NOW,
+        () => "new",
+      ).idempotencyKey,
+    ).toBe("new");
   });
 });

@@ -44,7 +44,12 @@ export function intentForPay(
   now: number,
   newKey: () => string = newIdempotencyKey,
 ): StoredIntent {
-  if (unfinished && unfinished.cartId === cart.cartId && samePayload(unfinished, { items: cart.items, paymentMethod })) return unfinished;
+  if (
+    unfinished &&
+    unfinished.cartId === cart.cartId &&
+    samePayload(unfinished, { items: cart.items, paymentMethod })
+  )
+    return unfinished;
   return {
     cartId: cart.cartId,
     idempotencyKey: newKey(),

@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  RETRY_AFTER_HEADER,
+} from "@/lib/http/headers";
 import type { Cart } from "./api-types";
 import type { FetchLike } from "./attempt";
 import { ORDERS_URL, submitCheckout } from "./checkout";
@@ -18,9 +22,25 @@ const json = jsonAnswer;
 
 const created = () => json(201, order);
 const replayed = () => json(201, order, { [IDEMPOTENT_REPLAYED_HEADER]: "true" });
-const inProgress = () => json(409, { title: "Conflict", status: 409, detail: "still running" }, { [RETRY_AFTER_HEADER]: "1" });
-const unavailable = () => json(503, { title: "Service Unavailable", status: 503, detail: "try later" }, { [RETRY_AFTER_HEADER]: "1" });
-const declined = () => json(402, { title: "Payment declined", status: 402, detail: "Your card was declined.", declineCode: "generic_decline" });
+const inProgress = () =>
+  json(
+    409,
+    { title: "Conflict", status: 409, detail: "still running" },
+    { [RETRY_AFTER_HEADER]: "1" },
+  );
+const unavailable = () =>
+  json(
+    503,
+    { title: "Service Unavailable", status: 503, detail: "try later" },
+    { [RETRY_AFTER_HEADER]: "1" },
+  );
+const declined = () =>
+  json(402, {
+    title: "Payment declined",
+    status: 402,
+    detail: "Your card was declined.",
+    declineCode: "generic_decline",
+  });
 
 /**
  * A step the fake server takes: answer, fail the connection, answer later,
@@ -52,7 +72,10 @@ function fakeServer(steps: Step[], otherwise?: () => Step) {
 /** A page: a runner over `storage` (shared across "reloads") sending to a fake server, with every phase and event recorded. */
 function page(server: ReturnType<typeof fakeServer>, storage: Storage = new MemoryStorage()) {
   const store = createIntentStore(storage);
-  const runner = createIntentRunner({ store, submit: (options) => submitCheckout({ ...options, fetch: server.fetch, random: () => 0.5 }) });
+  const runner = createIntentRunner({
+    store,
+    submit: (options) => submitCheckout({ ...options, fetch: server.fetch, random: () => 0.5 }),
+  });
   const phases: CheckoutPhase[] = [];
   runner.subscribe(() => phases.push(runner.getSnapshot().phase));
   const settled = vi.fn();
@@ -90,8 +113,17 @@ describe("intent runner: one intent, one key", () => {
 
     expect(storedWhenSent).toEqual({ key: calls[0]?.key, state: "sending" });
     expect(calls[0]?.key).toMatch(/^[0-9a-f-]{36}$/);
-    expect(runner.getSnapshot()).toMatchObject({ phase: { kind: "paid", replayed: false }, key: calls[0]?.key, keyless: false });
-    expect(runner.getSnapshot().paid).toEqual({ order, replayed: false, key: calls[0]?.key, attempts: 1 });
+    expect(runner.getSnapshot()).toMatchObject({
+      phase: { kind: "paid", replayed: false },
+      key: calls[0]?.key,
+      keyless: false,
+    });
+    expect(runner.getSnapshot().paid).toEqual({
+      order,
+      replayed: false,
+      key: calls[0]?.key,
+      attempts: 1,
+    });
     // Paid ends the intent: nothing is left to resume.
     expect(store.load(cart.cartId)).toBeNull();
   });
@@ -104,8 +136,12 @@ describe("intent runner: one intent, one key", () => {
 
     expect(calls.map((call) => call.key)).toEqual([calls[0]?.key, calls[0]?.key]);
     expect(phases.map((phase) => phase.kind)).toContain("waiting");
-    expect(phases.filter((phase) => phase.kind === "paying").map((phase) => phase.attempt)).toContain(2);
-    expect(runner.getSnapshot().log.map((entry) => [entry.run, entry.runAttempt, entry.status])).toEqual([
+    expect(
+      phases.filter((phase) => phase.kind === "paying").map((phase) => phase.attempt),
+    ).toContain(2);
+    expect(
+      runner.getSnapshot().log.map((entry) => [entry.run, entry.runAttempt, entry.status]),
+    ).toEqual([
       [1, 1, 503],
       [1, 2, 201],
     ]);
@@ -122,7 +158,9 @@ describe("intent runner: one intent, one key", () => {
   });
 
   it("a second overlapping run of the same intent reuses its key", async () => {
-    const { runner, calls } = page(fakeServer([{ after: 1000, then: created() }, inProgress(), replayed()]));
+    const { runner, calls } = page(
+      fakeServer([{ after: 1000, then: created() }, inProgress(), replayed()]),
+    );
 
     runner.pay(doubleClick);
     runner.pay(doubleClick);
@@ -131,7 +169,11 @@ describe("intent runner: one intent, one key", () => {
     expect(calls).toHaveLength(3);
     expect(new Set(calls.map((call) => call.key)).size).toBe(1);
     // One intent with two runs: the first run's answer lands in the same log.
-    expect(runner.getSnapshot().log.map((entry) => [entry.seq, entry.run, entry.runAttempt, entry.status])).toEqual([
+    expect(
+      runner
+        .getSnapshot()
+        .log.map((entry) => [entry.seq, entry.run, entry.runAttempt, entry.status]),
+    ).toEqual([
       [1, 1, 1, 201],
       [2, 2, 1, 409],
       [3, 2, 2, 201],
@@ -140,7 +182,9 @@ describe("intent runner: one intent, one key", () => {
   });
 
   it("late answers of an overlapping run do not bring an ended intent back", async () => {
-    const { runner, store, phases } = page(fakeServer([{ after: 100, then: created() }, { after: 500, then: inProgress() }, replayed()]));
+    const { runner, store, phases } = page(
+      fakeServer([{ after: 100, then: created() }, { after: 500, then: inProgress() }, replayed()]),
+    );
 
     runner.pay(doubleClick);
     runner.pay(doubleClick);
@@ -152,13 +196,20 @@ describe("intent runner: one intent, one key", () => {
 
     // The second run's 409, its wait and its retry are logged, but the page still says paid, from the first answer.
     expect(runner.getSnapshot().log).toHaveLength(3);
-    expect(phases.slice(paidAt).every((phase) => phase.kind === "paid" && !phase.replayed)).toBe(true);
+    expect(phases.slice(paidAt).every((phase) => phase.kind === "paid" && !phase.replayed)).toBe(
+      true,
+    );
     expect(runner.getSnapshot().paid?.replayed).toBe(false);
     expect(store.load(cart.cartId)).toBeNull();
   });
 
   it("onSettled fires once when every run has finished", async () => {
-    const { runner, settled } = page(fakeServer([{ after: 100, then: created() }, { after: 2000, then: replayed() }]));
+    const { runner, settled } = page(
+      fakeServer([
+        { after: 100, then: created() },
+        { after: 2000, then: replayed() },
+      ]),
+    );
 
     runner.pay(doubleClick);
     runner.pay(doubleClick);
@@ -199,7 +250,11 @@ describe("intent runner: when the intent ends", () => {
     runner.pay(normal);
     await vi.runAllTimersAsync();
 
-    expect(runner.getSnapshot().phase).toEqual({ kind: "failed", detail: "boom", outcomeUnknown: true });
+    expect(runner.getSnapshot().phase).toEqual({
+      kind: "failed",
+      detail: "boom",
+      outcomeUnknown: true,
+    });
     expect(store.load(cart.cartId)?.state).toBe("unresolved");
   });
 
@@ -208,7 +263,10 @@ describe("intent runner: when the intent ends", () => {
 
     runner.pay(normal);
     await vi.runAllTimersAsync();
-    expect(runner.getSnapshot().phase).toEqual({ kind: "declined", detail: "Your card was declined." });
+    expect(runner.getSnapshot().phase).toEqual({
+      kind: "declined",
+      detail: "Your card was declined.",
+    });
     expect(store.load(cart.cartId)).toBeNull();
 
     // The very same cart and card: only the decline decides that this is a new intent.
@@ -221,7 +279,12 @@ describe("intent runner: when the intent ends", () => {
   });
 
   it("reset shows the idle page, and a run still in flight cannot bring its intent back", async () => {
-    const { runner } = page(fakeServer([{ after: 100, then: created() }, { after: 1000, then: replayed() }]));
+    const { runner } = page(
+      fakeServer([
+        { after: 100, then: created() },
+        { after: 1000, then: replayed() },
+      ]),
+    );
 
     runner.pay(doubleClick);
     runner.pay(doubleClick);
@@ -238,8 +301,15 @@ describe("intent runner: when the intent ends", () => {
     runner.pay({ ...normal, strategy: demoScenario("no-key").strategy });
     await vi.runAllTimersAsync();
 
-    expect(calls).toEqual([expect.objectContaining({ url: demoScenario("no-key").strategy.url, key: null })]);
-    expect(runner.getSnapshot()).toMatchObject({ key: null, keyless: true, paid: { key: null }, phase: { kind: "paid" } });
+    expect(calls).toEqual([
+      expect.objectContaining({ url: demoScenario("no-key").strategy.url, key: null }),
+    ]);
+    expect(runner.getSnapshot()).toMatchObject({
+      key: null,
+      keyless: true,
+      paid: { key: null },
+      phase: { kind: "paid" },
+    });
     expect(storage.length).toBe(0);
   });
 });
@@ -260,7 +330,9 @@ describe("intent runner: reloads", () => {
 
     const second = page(fakeServer([inProgress(), replayed()]), storage);
     second.runner.resumeStoredIntent();
-    expect(second.restored).toHaveBeenCalledWith(expect.objectContaining({ cartId: cart.cartId, idempotencyKey: key, items: cart.items }));
+    expect(second.restored).toHaveBeenCalledWith(
+      expect.objectContaining({ cartId: cart.cartId, idempotencyKey: key, items: cart.items }),
+    );
     expect(second.runner.getSnapshot().phase).toMatchObject({ kind: "paying", resumed: true });
     await vi.runAllTimersAsync();
 
@@ -290,7 +362,11 @@ describe("intent runner: reloads", () => {
     expect(second.restored).toHaveBeenCalledTimes(1);
     expect(second.runner.getSnapshot()).toMatchObject({
       key,
-      phase: { kind: "failed", detail: "An earlier payment for this cart was not confirmed.", outcomeUnknown: true },
+      phase: {
+        kind: "failed",
+        detail: "An earlier payment for this cart was not confirmed.",
+        outcomeUnknown: true,
+      },
     });
 
     second.runner.pay(normal);
@@ -309,17 +385,25 @@ describe("intent runner: reloads", () => {
   });
 
   it("an attempt cut off by unloading is logged as interrupted", async () => {
-    const { runner } = page(fakeServer([{ after: 100, then: new TypeError("Failed to fetch") }, "never"]));
+    const { runner } = page(
+      fakeServer([{ after: 100, then: new TypeError("Failed to fetch") }, "never"]),
+    );
 
     runner.pay(normal);
     runner.pageUnloading();
     await vi.advanceTimersByTimeAsync(100);
 
-    expect(runner.getSnapshot().log[0]).toMatchObject({ state: "interrupted", failure: null, durationMs: null });
+    expect(runner.getSnapshot().log[0]).toMatchObject({
+      state: "interrupted",
+      failure: null,
+      durationMs: null,
+    });
   });
 
   it("a network failure while the page stays is an error, retried, not an interruption", async () => {
-    const { runner } = page(fakeServer([{ after: 100, then: new TypeError("Failed to fetch") }, "never"]));
+    const { runner } = page(
+      fakeServer([{ after: 100, then: new TypeError("Failed to fetch") }, "never"]),
+    );
 
     runner.pay(normal);
     await vi.advanceTimersByTimeAsync(100);

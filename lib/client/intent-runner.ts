@@ -10,12 +10,25 @@
  * runs as they happen.
  */
 import type { Cart, Order, PaymentMethod } from "./api-types";
-import { finishAttempt, interruptAttempt, markInterrupted, nextRun, startAttempt, type AttemptLog } from "./attempt-log";
+import {
+  finishAttempt,
+  interruptAttempt,
+  markInterrupted,
+  nextRun,
+  startAttempt,
+  type AttemptLog,
+} from "./attempt-log";
 import { submitCheckout, type AttemptInfo, type CheckoutResult } from "./checkout";
 import type { CheckoutPhase } from "./checkout-phase";
 import { DEFAULT_STRATEGY, type CheckoutStrategy } from "./demo";
 import { endsIntent, intentForPay, markUnresolved } from "./intent-decision";
-import { samePayload, shouldAutoResume, startRun, type IntentStore, type StoredIntent } from "./intent-store";
+import {
+  samePayload,
+  shouldAutoResume,
+  startRun,
+  type IntentStore,
+  type StoredIntent,
+} from "./intent-store";
 import { RETRY_POLICY } from "./retry-policy";
 
 export interface PaidOrder {
@@ -43,7 +56,13 @@ export interface CheckoutSnapshot {
   readonly keyless: boolean;
 }
 
-export const IDLE_SNAPSHOT: CheckoutSnapshot = Object.freeze<CheckoutSnapshot>({ phase: { kind: "idle" }, paid: null, log: [], key: null, keyless: false });
+export const IDLE_SNAPSHOT: CheckoutSnapshot = Object.freeze<CheckoutSnapshot>({
+  phase: { kind: "idle" },
+  paid: null,
+  log: [],
+  key: null,
+  keyless: false,
+});
 
 export interface IntentRunnerOptions {
   store: IntentStore;
@@ -92,7 +111,11 @@ interface Intent {
   readonly runsStarted: number;
 }
 
-export function createIntentRunner({ store, submit = submitCheckout, now = Date.now }: IntentRunnerOptions): IntentRunner {
+export function createIntentRunner({
+  store,
+  submit = submitCheckout,
+  now = Date.now,
+}: IntentRunnerOptions): IntentRunner {
   let snapshot = IDLE_SNAPSHOT;
   // The intent on screen, and any earlier one whose runs are still in flight.
   let intents: ReadonlyMap<number, Intent> = new Map();
@@ -135,7 +158,14 @@ export function createIntentRunner({ store, submit = submitCheckout, now = Date.
   function begin(key: string | null, stored: StoredIntent | null, attempts: AttemptLog): number {
     const previous = activeId;
     lastId += 1;
-    put({ id: lastId, key, stored, ended: false, runsInFlight: 0, runsStarted: nextRun(attempts) - 1 });
+    put({
+      id: lastId,
+      key,
+      stored,
+      ended: false,
+      runsInFlight: 0,
+      runsStarted: nextRun(attempts) - 1,
+    });
     activeId = lastId;
     if (previous !== null) forgetIfIdle(previous);
     publish({ log: attempts, key, keyless: key === null, paid: null });
@@ -169,7 +199,9 @@ export function createIntentRunner({ store, submit = submitCheckout, now = Date.
     });
     const runNumber = started.runsStarted;
     if (started.stored) store.save(started.stored);
-    publish({ phase: { kind: "paying", attempt: 1, maxAttempts: RETRY_POLICY.maxAttempts, resumed } });
+    publish({
+      phase: { kind: "paying", attempt: 1, maxAttempts: RETRY_POLICY.maxAttempts, resumed },
+    });
 
     let result: CheckoutResult;
     try {
@@ -182,7 +214,8 @@ export function createIntentRunner({ store, submit = submitCheckout, now = Date.
           // Still here, so whatever started an unload was cancelled.
           leaving = false;
           updateLog(id, (log) => startAttempt(log, runNumber, n));
-          if (!isEnded(id)) publish({ phase: { kind: "paying", attempt: n, maxAttempts, resumed } });
+          if (!isEnded(id))
+            publish({ phase: { kind: "paying", attempt: n, maxAttempts, resumed } });
         },
         onAttempt: (attempt: AttemptInfo) => {
           if (attempt.failure === "network" && leaving) {
@@ -191,12 +224,28 @@ export function createIntentRunner({ store, submit = submitCheckout, now = Date.
           }
           updateLog(id, (log) => finishAttempt(log, runNumber, attempt));
           if (attempt.retryInMs !== null && !isEnded(id)) {
-            publish({ phase: { kind: "waiting", nextAttempt: attempt.n + 1, maxAttempts: attempt.maxAttempts, inMs: attempt.retryInMs, after: attempt } });
+            publish({
+              phase: {
+                kind: "waiting",
+                nextAttempt: attempt.n + 1,
+                maxAttempts: attempt.maxAttempts,
+                inMs: attempt.retryInMs,
+                after: attempt,
+              },
+            });
           }
         },
       });
     } catch (error) {
-      result = { kind: "failed", outcomeUnknown: true, problem: null, message: error instanceof Error ? error.message : "Something went wrong.", status: null, attempts: 0, requestId: null };
+      result = {
+        kind: "failed",
+        outcomeUnknown: true,
+        problem: null,
+        message: error instanceof Error ? error.message : "Something went wrong.",
+        status: null,
+        attempts: 0,
+        requestId: null,
+      };
     }
     const current = intentById(id);
     const finished = put({ ...current, runsInFlight: current.runsInFlight - 1 });
@@ -227,7 +276,12 @@ export function createIntentRunner({ store, submit = submitCheckout, now = Date.
     switch (result.kind) {
       case "paid":
         publish({
-          paid: { order: result.order, replayed: result.replayed, key: intent.key, attempts: snapshot.log.length },
+          paid: {
+            order: result.order,
+            replayed: result.replayed,
+            key: intent.key,
+            attempts: snapshot.log.length,
+          },
           phase: { kind: "paid", replayed: result.replayed },
         });
         return;
@@ -235,7 +289,9 @@ export function createIntentRunner({ store, submit = submitCheckout, now = Date.
         publish({ phase: { kind: "declined", detail: result.problem.detail } });
         return;
       case "failed":
-        publish({ phase: { kind: "failed", detail: result.message, outcomeUnknown: result.outcomeUnknown } });
+        publish({
+          phase: { kind: "failed", detail: result.message, outcomeUnknown: result.outcomeUnknown },
+        });
         return;
     }
   }
@@ -246,7 +302,13 @@ export function createIntentRunner({ store, submit = submitCheckout, now = Date.
     if (strategy.guardSubmit && current && current.runsInFlight > 0) return;
 
     // The guard is off (double-click demo) and this very intent is running: a second, overlapping run of it.
-    if (current && !current.ended && current.runsInFlight > 0 && current.stored && samePayload(current.stored, { items: cart.items, paymentMethod })) {
+    if (
+      current &&
+      !current.ended &&
+      current.runsInFlight > 0 &&
+      current.stored &&
+      samePayload(current.stored, { items: cart.items, paymentMethod })
+    ) {
       void run(current.id, request, false);
       return;
     }
@@ -275,7 +337,13 @@ export function createIntentRunner({ store, submit = submitCheckout, now = Date.
       const cart: Cart = { cartId: stored.cartId, items: stored.items };
       void run(id, { cart, paymentMethod: stored.paymentMethod, strategy: DEFAULT_STRATEGY }, true);
     } else {
-      publish({ phase: { kind: "failed", detail: "An earlier payment for this cart was not confirmed.", outcomeUnknown: true } });
+      publish({
+        phase: {
+          kind: "failed",
+          detail: "An earlier payment for this cart was not confirmed.",
+          outcomeUnknown: true,
+        },
+      });
     }
   }
 

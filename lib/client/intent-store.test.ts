@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { AUTO_RESUME_WINDOW_MS, INTENT_MAX_AGE_MS, createIntentStore, samePayload, shouldAutoResume, startRun, type StoredIntent } from "./intent-store";
+import {
+  AUTO_RESUME_WINDOW_MS,
+  INTENT_MAX_AGE_MS,
+  createIntentStore,
+  samePayload,
+  shouldAutoResume,
+  startRun,
+  type StoredIntent,
+} from "./intent-store";
 import { SERVER_KEY_LIFETIME_MS } from "./retry-policy";
 import { MemoryStorage } from "@/lib/testing/browser";
 
@@ -65,7 +73,10 @@ describe("intent store", () => {
     const store = createIntentStore(storage, () => NOW);
     store.save(intent({ cartId: "stale", createdAt: NOW - INTENT_MAX_AGE_MS - 1 }));
     storage.setItem("oncepay.intent.junk", "{not json");
-    storage.setItem("oncepay.intent.wrong", JSON.stringify({ ...intent(), paymentMethod: "pm_card_amex" }));
+    storage.setItem(
+      "oncepay.intent.wrong",
+      JSON.stringify({ ...intent(), paymentMethod: "pm_card_amex" }),
+    );
     storage.setItem("oncepay.intent.empty", JSON.stringify({ ...intent(), items: [] }));
 
     expect(store.load("stale")).toBeNull();
@@ -77,7 +88,9 @@ describe("intent store", () => {
   it("reads an entry saved without lastRunAt as one whose latest run began with the intent", () => {
     const storage = new MemoryStorage();
     savedWithoutLastRunAt(storage, intent({ createdAt: NOW - 60_000 }));
-    expect(createIntentStore(storage, () => NOW).load("cart-1")).toEqual(intent({ createdAt: NOW - 60_000 }));
+    expect(createIntentStore(storage, () => NOW).load("cart-1")).toEqual(
+      intent({ createdAt: NOW - 60_000 }),
+    );
   });
 
   it("after a reload, picks the intent that ran most recently, not the one made most recently", () => {
@@ -89,7 +102,10 @@ describe("intent store", () => {
 
   it("drops a malformed attempt log but keeps the intent and its key", () => {
     const storage = new MemoryStorage();
-    storage.setItem("oncepay.intent.cart-1", JSON.stringify({ ...intent(), attempts: [{ nonsense: true }] }));
+    storage.setItem(
+      "oncepay.intent.cart-1",
+      JSON.stringify({ ...intent(), attempts: [{ nonsense: true }] }),
+    );
     expect(createIntentStore(storage, () => NOW).load("cart-1")).toEqual(intent());
   });
 
@@ -109,8 +125,18 @@ describe("intent store", () => {
 describe("samePayload", () => {
   it("is the same request only for the same items, in order, and the same card", () => {
     const a = intent();
-    expect(samePayload(a, { items: [{ sku: "mug-ceramic-350", quantity: 2 }], paymentMethod: "pm_card_visa" })).toBe(true);
-    expect(samePayload(a, { items: [{ sku: "mug-ceramic-350", quantity: 3 }], paymentMethod: "pm_card_visa" })).toBe(false);
+    expect(
+      samePayload(a, {
+        items: [{ sku: "mug-ceramic-350", quantity: 2 }],
+        paymentMethod: "pm_card_visa",
+      }),
+    ).toBe(true);
+    expect(
+      samePayload(a, {
+        items: [{ sku: "mug-ceramic-350", quantity: 3 }],
+        paymentMethod: "pm_card_visa",
+      }),
+    ).toBe(false);
     expect(samePayload(a, { items: a.items, paymentMethod: "pm_card_chargeDeclined" })).toBe(false);
   });
 });
@@ -132,10 +158,15 @@ describe("shouldAutoResume", () => {
 
   it("counts the window from the latest run, not from when the intent began", () => {
     // Given up on an hour ago, paid again just now, and the page reloaded mid-run: resume.
-    const payingAgain = startRun(intent({ state: "unresolved", createdAt: NOW - 3_600_000 }), NOW - 5000);
+    const payingAgain = startRun(
+      intent({ state: "unresolved", createdAt: NOW - 3_600_000 }),
+      NOW - 5000,
+    );
     expect(shouldAutoResume(payingAgain, NOW)).toBe(true);
     // A run that began longer ago than the window waits for Pay, however young the intent.
-    expect(shouldAutoResume(intent({ createdAt: NOW, lastRunAt: NOW - AUTO_RESUME_WINDOW_MS }), NOW)).toBe(false);
+    expect(
+      shouldAutoResume(intent({ createdAt: NOW, lastRunAt: NOW - AUTO_RESUME_WINDOW_MS }), NOW),
+    ).toBe(false);
   });
 
   it("counts from createdAt for an entry saved before lastRunAt existed", () => {

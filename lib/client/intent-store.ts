@@ -51,7 +51,10 @@ export const INTENT_MAX_AGE_MS = SERVER_KEY_LIFETIME_MS / 2;
  */
 export const AUTO_RESUME_WINDOW_MS = Math.max(10 * 60 * 1000, 2 * worstCaseRunMs());
 
-export function samePayload(a: Pick<StoredIntent, "items" | "paymentMethod">, b: Pick<StoredIntent, "items" | "paymentMethod">): boolean {
+export function samePayload(
+  a: Pick<StoredIntent, "items" | "paymentMethod">,
+  b: Pick<StoredIntent, "items" | "paymentMethod">,
+): boolean {
   return a.paymentMethod === b.paymentMethod && JSON.stringify(a.items) === JSON.stringify(b.items);
 }
 
@@ -73,7 +76,10 @@ export interface IntentStore {
 }
 
 /** Storage can be missing or throw (disabled, quota, private modes): then intents just do not survive a reload. */
-export function createIntentStore(storage: Storage | null = browserSessionStorage(), now: () => number = Date.now): IntentStore {
+export function createIntentStore(
+  storage: Storage | null = browserSessionStorage(),
+  now: () => number = Date.now,
+): IntentStore {
   function read(storageKey: string): StoredIntent | null {
     if (!storage) return null;
     try {
@@ -105,9 +111,9 @@ export function createIntentStore(storage: Storage | null = browserSessionStorag
       if (!storage) return null;
       let best: StoredIntent | null = null;
       try {
-        const keys = Array.from({ length: storage.length }, (_, index) => storage.key(index)).filter(
-          (key): key is string => key !== null && key.startsWith(PREFIX),
-        );
+        const keys = Array.from({ length: storage.length }, (_, index) =>
+          storage.key(index),
+        ).filter((key): key is string => key !== null && key.startsWith(PREFIX));
         for (const key of keys) {
           const intent = read(key);
           if (intent && (!best || intent.lastRunAt > best.lastRunAt)) best = intent;
@@ -146,7 +152,8 @@ function parseJson(text: string): unknown {
 function parseIntent(value: unknown): StoredIntent | null {
   if (typeof value !== "object" || value === null) return null;
   const v = value as Record<string, unknown>;
-  const items = Array.isArray(v.items) && v.items.every(isCartLine) ? (v.items as CartLine[]) : null;
+  const items =
+    Array.isArray(v.items) && v.items.every(isCartLine) ? (v.items as CartLine[]) : null;
   if (
     typeof v.cartId !== "string" ||
     typeof v.idempotencyKey !== "string" ||
@@ -174,5 +181,7 @@ function parseIntent(value: unknown): StoredIntent | null {
 function isCartLine(value: unknown): value is CartLine {
   if (typeof value !== "object" || value === null) return false;
   const line = value as Record<string, unknown>;
-  return typeof line.sku === "string" && Number.isInteger(line.quantity) && (line.quantity as number) > 0;
+  return (
+    typeof line.sku === "string" && Number.isInteger(line.quantity) && (line.quantity as number) > 0
+  );
 }

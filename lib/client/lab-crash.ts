@@ -42,9 +42,13 @@ export async function runCrashScenario(
   const startedAt = deps.now();
   const attempts: CrashAttempt[] = [];
   const send = async (crashHere: boolean) => {
-    const headers = crashHere ? { ...request.headers, [crash.header.name]: crash.header.value } : request.headers;
+    const headers = crashHere
+      ? { ...request.headers, [crash.header.name]: crash.header.value }
+      : request.headers;
     const sentAt = deps.now();
-    const label = await deps.fetch(request.path, { method: request.method, credentials: "same-origin", headers, body }).then(labelOf, () => "network error");
+    const label = await deps
+      .fetch(request.path, { method: request.method, credentials: "same-origin", headers, body })
+      .then(labelOf, () => "network error");
     attempts.push({ atMs: Math.round(sentAt - startedAt), label });
     onAttempt([...attempts]);
     return label;

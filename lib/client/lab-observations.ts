@@ -17,14 +17,18 @@ export function loadObservations(storage: Storage | undefined): Map<string, LabO
   try {
     const value: unknown = JSON.parse(storage?.getItem(STORAGE_KEY) ?? "[]");
     if (!Array.isArray(value)) return new Map();
-    return new Map(value.filter(isObservation).map((observation) => [observation.stormId, observation]));
+    return new Map(
+      value.filter(isObservation).map((observation) => [observation.stormId, observation]),
+    );
   } catch {
     return new Map();
   }
 }
 
 export function saveObservation(storage: Storage | undefined, observation: LabObservation): void {
-  const kept = [...loadObservations(storage).values()].filter((old) => old.stormId !== observation.stormId);
+  const kept = [...loadObservations(storage).values()].filter(
+    (old) => old.stormId !== observation.stormId,
+  );
   try {
     storage?.setItem(STORAGE_KEY, JSON.stringify([...kept.slice(-(KEEP - 1)), observation]));
   } catch {
@@ -35,13 +39,20 @@ export function saveObservation(storage: Storage | undefined, observation: LabOb
 function isObservation(value: unknown): value is LabObservation {
   if (typeof value !== "object" || value === null) return false;
   const { stormId, sent, statuses, attempts } = value as Record<string, unknown>;
-  return typeof stormId === "string" && ((typeof sent === "number" && Array.isArray(statuses)) || Array.isArray(attempts));
+  return (
+    typeof stormId === "string" &&
+    ((typeof sent === "number" && Array.isArray(statuses)) || Array.isArray(attempts))
+  );
 }
 
-export function isStormObservation(observation: LabObservation | undefined): observation is StormObservation {
+export function isStormObservation(
+  observation: LabObservation | undefined,
+): observation is StormObservation {
   return observation !== undefined && "statuses" in observation;
 }
 
-export function isCrashObservation(observation: LabObservation | undefined): observation is CrashObservation {
+export function isCrashObservation(
+  observation: LabObservation | undefined,
+): observation is CrashObservation {
   return observation !== undefined && "attempts" in observation;
 }

@@ -6,10 +6,16 @@ const request: StormRequest = {
   method: "POST",
   path: "/api/orders",
   headers: { "Content-Type": "application/json", "Idempotency-Key": "k" },
-  body: { cartId: "cart_1", items: [{ sku: "mug-ceramic-350", quantity: 1 }], paymentMethod: "pm_card_visa" },
+  body: {
+    cartId: "cart_1",
+    items: [{ sku: "mug-ceramic-350", quantity: 1 }],
+    paymentMethod: "pm_card_visa",
+  },
 };
 
-function fakeTiming(entries: { requestStart: number; responseEnd: number }[]): StormTiming & { reserved: number } {
+function fakeTiming(
+  entries: { requestStart: number; responseEnd: number }[],
+): StormTiming & { reserved: number } {
   let clock = 0;
   return {
     reserved: 0,
@@ -25,11 +31,23 @@ describe("peakOverlap", () => {
   it("counts the most intervals that share a moment", () => {
     expect(peakOverlap([])).toBe(0);
     expect(peakOverlap([{ start: 0, end: 10 }])).toBe(1);
-    expect(peakOverlap([{ start: 0, end: 10 }, { start: 5, end: 15 }, { start: 6, end: 7 }, { start: 20, end: 30 }])).toBe(3);
+    expect(
+      peakOverlap([
+        { start: 0, end: 10 },
+        { start: 5, end: 15 },
+        { start: 6, end: 7 },
+        { start: 20, end: 30 },
+      ]),
+    ).toBe(3);
   });
 
   it("does not count one that ends as another starts", () => {
-    expect(peakOverlap([{ start: 0, end: 10 }, { start: 10, end: 20 }])).toBe(1);
+    expect(
+      peakOverlap([
+        { start: 0, end: 10 },
+        { start: 10, end: 20 },
+      ]),
+    ).toBe(1);
   });
 });
 
@@ -63,7 +81,12 @@ describe("fireStorm", () => {
     expect(timing.reserved).toBe(3);
     for (const { path, init } of sent) {
       expect(path).toBe("/api/orders");
-      expect(init).toMatchObject({ method: "POST", credentials: "same-origin", headers: request.headers, body: JSON.stringify(request.body) });
+      expect(init).toMatchObject({
+        method: "POST",
+        credentials: "same-origin",
+        headers: request.headers,
+        body: JSON.stringify(request.body),
+      });
     }
     answers[0]!(new Response("{}", { status: 201 }));
     answers[1]!(new Response("{}", { status: 409 }));

@@ -47,7 +47,10 @@ export interface StormTiming {
 export class StormError extends Error {}
 
 /** Starts a storm ({strategy, size}) or a crash scenario ({strategy, kind: "crash"}): the server mints its intent and says what to send. */
-export async function startLabRun(fetch: FetchLike, run: { strategy: LabStrategy; size: number } | { strategy: LabStrategy; kind: "crash" }): Promise<StormReport> {
+export async function startLabRun(
+  fetch: FetchLike,
+  run: { strategy: LabStrategy; size: number } | { strategy: LabStrategy; kind: "crash" },
+): Promise<StormReport> {
   const response = await fetch("/api/lab/storms", {
     method: "POST",
     credentials: "same-origin",
@@ -55,21 +58,27 @@ export async function startLabRun(fetch: FetchLike, run: { strategy: LabStrategy
     body: JSON.stringify(run),
   });
   const json: unknown = await response.json().catch(() => null);
-  if (response.status !== 201) throw new StormError(toProblem(json, response.status, response.statusText).detail);
+  if (response.status !== 201)
+    throw new StormError(toProblem(json, response.status, response.statusText).detail);
   return json as StormReport;
 }
 
 export async function fetchStormReport(fetch: FetchLike, stormId: string): Promise<StormReport> {
-  const response = await fetch(`/api/lab/storms/${encodeURIComponent(stormId)}`, { method: "GET", credentials: "same-origin" });
+  const response = await fetch(`/api/lab/storms/${encodeURIComponent(stormId)}`, {
+    method: "GET",
+    credentials: "same-origin",
+  });
   const json: unknown = await response.json().catch(() => null);
-  if (response.status !== 200) throw new StormError(toProblem(json, response.status, response.statusText).detail);
+  if (response.status !== 200)
+    throw new StormError(toProblem(json, response.status, response.statusText).detail);
   return json as StormReport;
 }
 
 export async function listStormReports(fetch: FetchLike): Promise<StormReport[]> {
   const response = await fetch("/api/lab/storms", { method: "GET", credentials: "same-origin" });
   const json: unknown = await response.json().catch(() => null);
-  if (response.status !== 200) throw new StormError(toProblem(json, response.status, response.statusText).detail);
+  if (response.status !== 200)
+    throw new StormError(toProblem(json, response.status, response.statusText).detail);
   return (json as { data: StormReport[] }).data;
 }
 
@@ -79,20 +88,37 @@ export async function listStormReports(fetch: FetchLike): Promise<StormReport[]>
  * as the browser lets them. Each body is read to the end, so its timing is
  * complete and its connection free again.
  */
-export async function fireStorm(fetch: FetchLike, timing: StormTiming, stormId: string, request: StormRequest, size: number): Promise<StormObservation> {
+export async function fireStorm(
+  fetch: FetchLike,
+  timing: StormTiming,
+  stormId: string,
+  request: StormRequest,
+  size: number,
+): Promise<StormObservation> {
   timing.reserve(size);
   const body = JSON.stringify(request.body);
   const startedAt = timing.now();
   const sends: Promise<string>[] = [];
   for (let i = 0; i < size; i++) {
     sends.push(
-      fetch(request.path, { method: request.method, credentials: "same-origin", headers: request.headers, body }).then(labelOf, () => "network error"),
+      fetch(request.path, {
+        method: request.method,
+        credentials: "same-origin",
+        headers: request.headers,
+        body,
+      }).then(labelOf, () => "network error"),
     );
   }
   const labels = await Promise.all(sends);
   const durationMs = Math.round(timing.now() - startedAt);
   const answered = labels.filter((label) => label !== "network error").length;
-  return { stormId, sent: size, statuses: countStatuses(labels), peakInFlight: await peakFromTimings(timing, request.path, startedAt, answered), durationMs };
+  return {
+    stormId,
+    sent: size,
+    statuses: countStatuses(labels),
+    peakInFlight: await peakFromTimings(timing, request.path, startedAt, answered),
+    durationMs,
+  };
 }
 
 /**
@@ -106,13 +132,17 @@ export async function labelOf(response: Response): Promise<string> {
   } catch {
     return "network error";
   }
-  return response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true" ? `${response.status} replayed` : String(response.status);
+  return response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true"
+    ? `${response.status} replayed`
+    : String(response.status);
 }
 
 export function countStatuses(labels: readonly string[]): StatusCount[] {
   const counts = new Map<string, number>();
   for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
-  return [...counts].map(([label, count]) => ({ label, count })).sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  return [...counts]
+    .map(([label, count]) => ({ label, count }))
+    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
 }
 
 /** The most intervals that hold one moment in common (an end and a start at the same instant do not overlap). */
@@ -135,14 +165,21 @@ export function peakOverlap(intervals: readonly { start: number; end: number }[]
 // briefly for all of them rather than count too few.
 const TIMING_WAIT_MS = 1000;
 
-async function peakFromTimings(timing: StormTiming, path: string, since: number, answered: number): Promise<number | null> {
+async function peakFromTimings(
+  timing: StormTiming,
+  path: string,
+  since: number,
+  answered: number,
+): Promise<number | null> {
   const deadline = timing.now() + TIMING_WAIT_MS;
   let entries = timing.entriesFor(path, since);
   while (entries.length < answered && timing.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     entries = timing.entriesFor(path, since);
   }
-  const timed = entries.filter((entry) => entry.requestStart > 0 && entry.responseEnd >= entry.requestStart);
+  const timed = entries.filter(
+    (entry) => entry.requestStart > 0 && entry.responseEnd >= entry.requestStart,
+  );
   if (timed.length === 0) return null;
   return peakOverlap(timed.map((entry) => ({ start: entry.requestStart, end: entry.responseEnd })));
 }

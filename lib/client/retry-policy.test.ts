@@ -39,7 +39,9 @@ describe("parseRetryAfterMs", () => {
 
 describe("backoff", () => {
   it("doubles from the base up to the cap", () => {
-    expect([1, 2, 3, 4, 5, 6, 7].map((retry) => backoffCeilingMs(retry))).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+    expect([1, 2, 3, 4, 5, 6, 7].map((retry) => backoffCeilingMs(retry))).toEqual([
+      500, 1000, 2000, 4000, 8000, 8000, 8000,
+    ]);
   });
 
   it("uses full jitter: a uniform draw in [0, ceiling)", () => {
@@ -52,22 +54,44 @@ describe("backoff", () => {
 
 describe("nextRetryDelayMs", () => {
   it("backs off when there is no Retry-After", () => {
-    expect(nextRetryDelayMs({ attempt: 2, retryAfter: null, elapsedMs: 0, random: () => 0.5 })).toBe(500);
+    expect(
+      nextRetryDelayMs({ attempt: 2, retryAfter: null, elapsedMs: 0, random: () => 0.5 }),
+    ).toBe(500);
   });
 
   it("waits at least the Retry-After, capped at 15 s", () => {
-    expect(nextRetryDelayMs({ attempt: 1, retryAfter: "1", elapsedMs: 0, random: () => 0.5 })).toBe(1000);
-    expect(nextRetryDelayMs({ attempt: 1, retryAfter: "3600", elapsedMs: 0, random: () => 0 })).toBe(15_000);
+    expect(nextRetryDelayMs({ attempt: 1, retryAfter: "1", elapsedMs: 0, random: () => 0.5 })).toBe(
+      1000,
+    );
+    expect(
+      nextRetryDelayMs({ attempt: 1, retryAfter: "3600", elapsedMs: 0, random: () => 0 }),
+    ).toBe(15_000);
   });
 
   it("keeps backing off under a short Retry-After, so a long-held key is not asked every second", () => {
     // Retry 5: the jittered backoff (half of 8 s) is longer than Retry-After: 1.
-    expect(nextRetryDelayMs({ attempt: 5, retryAfter: "1", elapsedMs: 0, random: () => 0.5 })).toBe(4000);
+    expect(nextRetryDelayMs({ attempt: 5, retryAfter: "1", elapsedMs: 0, random: () => 0.5 })).toBe(
+      4000,
+    );
   });
 
   it("stops after the last attempt", () => {
-    expect(nextRetryDelayMs({ attempt: RETRY_POLICY.maxAttempts - 1, retryAfter: null, elapsedMs: 0, random: () => 0 })).toBe(0);
-    expect(nextRetryDelayMs({ attempt: RETRY_POLICY.maxAttempts, retryAfter: null, elapsedMs: 0, random: () => 0 })).toBeNull();
+    expect(
+      nextRetryDelayMs({
+        attempt: RETRY_POLICY.maxAttempts - 1,
+        retryAfter: null,
+        elapsedMs: 0,
+        random: () => 0,
+      }),
+    ).toBe(0);
+    expect(
+      nextRetryDelayMs({
+        attempt: RETRY_POLICY.maxAttempts,
+        retryAfter: null,
+        elapsedMs: 0,
+        random: () => 0,
+      }),
+    ).toBeNull();
   });
 
   it("stops when the next attempt would start outside the budget", () => {

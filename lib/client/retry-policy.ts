@@ -70,7 +70,11 @@ export function backoffCeilingMs(retry: number, policy: RetryPolicy = RETRY_POLI
  * uniform draw below the exponential ceiling, so clients that failed together
  * do not come back together.
  */
-export function fullJitterDelayMs(retry: number, random: () => number = Math.random, policy: RetryPolicy = RETRY_POLICY): number {
+export function fullJitterDelayMs(
+  retry: number,
+  random: () => number = Math.random,
+  policy: RetryPolicy = RETRY_POLICY,
+): number {
   return Math.floor(random() * backoffCeilingMs(retry, policy));
 }
 
@@ -96,10 +100,18 @@ export interface NextRetryInput {
  * key held for a whole lease (30 s after a crash, answering 409 with
  * Retry-After: 1) is asked a dozen times, not thirty.
  */
-export function nextRetryDelayMs({ attempt, retryAfter, elapsedMs, policy = RETRY_POLICY, random = Math.random, now }: NextRetryInput): number | null {
+export function nextRetryDelayMs({
+  attempt,
+  retryAfter,
+  elapsedMs,
+  policy = RETRY_POLICY,
+  random = Math.random,
+  now,
+}: NextRetryInput): number | null {
   if (attempt >= policy.maxAttempts) return null;
   const fromHeader = parseRetryAfterMs(retryAfter, now);
   const backoff = fullJitterDelayMs(attempt, random, policy);
-  const delay = fromHeader === null ? backoff : Math.max(Math.min(fromHeader, policy.retryAfterCapMs), backoff);
+  const delay =
+    fromHeader === null ? backoff : Math.max(Math.min(fromHeader, policy.retryAfterCapMs), backoff);
   return elapsedMs + delay < policy.budgetMs ? delay : null;
 }

@@ -31,33 +31,63 @@ describeOnServer("pooler", "npm run cluster, ended by a signal", () => {
     await closeTestDb();
   });
 
-  it.each(["SIGTERM", "SIGINT", "SIGKILL"] as const)("%s: every part ends within 10 s", async (signal) => {
-    let output = "";
-    const script = startProcess({
-      command: process.execPath,
-      args: typescriptScriptArgs("scripts/cluster.mts"),
-      env: { ...process.env, DATABASE_URL: database.url, CLUSTER_SIZE: "2", PORT: "0", LOG_LEVEL: "warn", NEXT_TELEMETRY_DISABLED: "1" },
-      output: (chunk) => (output += chunk),
-    });
-    cluster = script;
-    await waitUntil(async () => output.includes("Ctrl-C stops everything"), { timeoutMs: 150_000, process: script, describe: () => `The cluster did not start:\n${output}` });
+  it.each(["SIGTERM", "SIGINT", "SIGKILL"] as const)(
+    "%s: every part ends within 10 s",
+    async (signal) => {
+      let output = "";
+      const script = startProcess({
+        command: process.execPath,
+        args: typescriptScriptArgs("scripts/cluster.mts"),
+        env: {
+          ...process.env,
+          DATABASE_URL: database.url,
+          CLUSTER_SIZE: "2",
+          PORT: "0",
+          LOG_LEVEL: "warn",
+          NEXT_TELEMETRY_DISABLED: "1",
+        },
+        output: (chunk) => (output += chunk),
+      });
+      cluster = script;
+      await waitUntil(async () => output.includes("Ctrl-C stops everything"), {
+        timeoutMs: 150_000,
+        process: script,
+        describe: () => `The cluster did not start:\n${output}`,
+      });
 
-    // Each part leads a process group of its own; the table prints its pid.
-    const partGroups = [...output.matchAll(/ pid (\d+)$/gm)].map((match) => Number(match[1]));
-    const started: RunningProcess[] = [script.pid, ...new Set(partGroups)].flatMap((group) => processesInGroup(group));
-    const commandLines = started.map((process) => process.commandLine);
-    for (const expected of [/haproxy/, /pgbouncer/, /^next-server/, /payment-simulator\.mts/, /launch\.mts/]) {
-      expect(commandLines, `no process matching ${expected}`).toContainEqual(expect.stringMatching(expected));
-    }
-    expect(commandLines.filter((line) => /^next-server/.test(line))).toHaveLength(2);
+      // Each part leads a process group of its own; the table prints its pid.
+      const partGroups = [...output.matchAll(/ pid (\d+)$/gm)].map((match) => Number(match[1]));
+      const started: RunningProcess[] = [script.pid, ...new Set(partGroups)].flatMap((group) =>
+        processesInGroup(group),
+      );
+      const commandLines = started.map((process) => process.commandLine);
+      for (const expected of [
+        /haproxy/,
+        /pgbouncer/,
+        /^next-server/,
+        /payment-simulator\.mts/,
+        /launch\.mts/,
+      ]) {
+        expect(commandLines, `no process matching ${expected}`).toContainEqual(
+          expect.stringMatching(expected),
+        );
+      }
+      expect(commandLines.filter((line) => /^next-server/.test(line))).toHaveLength(2);
 
-    process.kill(script.pid, signal);
-    const signalledAt = performance.now();
-    await expect
-      .poll(() => stillRunning(started).map((process) => `${process.pid} ${process.commandLine}`), { timeout: WITHIN_MS + 2_000, interval: 100 })
-      .toEqual([]);
-    const endedAfterMs = performance.now() - signalledAt;
-    console.info(`[cluster ${signal}] ${started.length} processes ended ${Math.round(endedAfterMs)} ms after the signal`);
-    expect(endedAfterMs).toBeLessThan(WITHIN_MS);
-  }, 240_000);
+      process.kill(script.pid, signal);
+      const signalledAt = performance.now();
+      await expect
+        .poll(
+          () => stillRunning(started).map((process) => `${process.pid} ${process.commandLine}`),
+          { timeout: WITHIN_MS + 2_000, interval: 100 },
+        )
+        .toEqual([]);
+      const endedAfterMs = performance.now() - signalledAt;
+      console.info(
+        `[cluster ${signal}] ${started.length} processes ended ${Math.round(endedAfterMs)} ms after the signal`,
+      );
+      expect(endedAfterMs).toBeLessThan(WITHIN_MS);
+    },
+    240_000,
+  );
 });

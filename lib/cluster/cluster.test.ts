@@ -33,208 +33,288 @@ let cluster: Cluster;
 let pool: pg.Pool;
 let rows: Rows;
 
-describeOnServer("pooler", "the cluster: three instances behind HAProxy, PgBouncer in front of PostgreSQL", () => {
-  beforeAll(async () => {
-    // A database of its own: the shared test app's rows and rate-limit
-    // windows (its callers share 127.0.0.1 with the balancer's) stay apart.
-    database = await createFreshPostgresDatabase();
-    cluster = await startCluster({
-      size: 3,
-      databaseUrl: database.url,
-      port: 0,
-      poolerPoolSize: 10,
-      instancePoolMax: 10,
-      output: "keep",
-      instanceEnv: {
-        LOG_LEVEL: "info",
-        IDEMPOTENCY_LEASE_SECONDS: "3",
-        RECOVERY_INTERVAL_SECONDS: "1",
-        REAPER_INTERVAL_SECONDS: "0",
-        ACCOUNT_RATE_LIMIT: String(ACCOUNTS_PER_ADDRESS),
-      },
+describeOnServer(
+  "pooler",
+  "the cluster: three instances behind HAProxy, PgBouncer in front of PostgreSQL",
+  () => {
+    beforeAll(async () => {
+      // A database of its own: the shared test app's rows and rate-limit
+      // windows (its callers share 127.0.0.1 with the balancer's) stay apart.
+      database = await createFreshPostgresDatabase();
+      cluster = await startCluster({
+        size: 3,
+        databaseUrl: database.url,
+        port: 0,
+        poolerPoolSize: 10,
+        instancePoolMax: 10,
+        output: "keep",
+        instanceEnv: {
+          LOG_LEVEL: "info",
+          IDEMPOTENCY_LEASE_SECONDS: "3",
+          RECOVERY_INTERVAL_SECONDS: "1",
+          REAPER_INTERVAL_SECONDS: "0",
+          ACCOUNT_RATE_LIMIT: String(ACCOUNTS_PER_ADDRESS),
+        },
+      });
+      pool = new pg.Pool({ connectionString: database.url, max: 3 });
+      rows = rowsIn(pool);
+    }, 180_000);
+
+    afterAll(async () => {
+      await setFaults(cluster?.simulator ?? { url: "http://127.0.0.1:1" }, {}).catch(
+        () => undefined,
+      );
+      await cluster?.stop();
+      await pool?.end();
+      await database?.drop();
+      await closeTestDb();
     });
-    pool = new pg.Pool({ connectionString: database.url, max: 3 });
-    rows = rowsIn(pool);
-  }, 180_000);
 
-  afterAll(async () => {
-    await setFaults(cluster?.simulator ?? { url: "http://127.0.0.1:1" }, {}).catch(() => undefined);
-    await cluster?.stop();
-    await pool?.end();
-    await database?.drop();
-    await closeTestDb();
-  });
+    it(`${STORM_SIZE} identical requests under one key, spread over every instance: one order, one charge, the rest 409 or the replay`, async () => {
+      // A slow card network keeps the first attempt on the key while the rest arrive.
+      await setFaults(cluster.simulator, { latencyMs: 1000 });
+      const before = await scrapeEach(cluster);
+      const account = await createAccount(cluster.url);
+      const key = randomUUID();
+      const body = cartBody();
 
-  it(`${STORM_SIZE} identical requests under one key, spread over every instance: one order, one charge, the rest 409 or the replay`, async () => {
-    // A slow card network keeps the first attempt on the key while the rest arrive.
-    await setFaults(cluster.simulator, { latencyMs: 1000 });
-    const before = await scrapeEach(cluster);
-    const account = await createAccount(cluster.url);
-    const key = randomUUID();
-    const body = cartBody();
+      const answers = await Promise.all(
+        Array.from({ length: STORM_SIZE }, () => sendOnce(cluster.url, account.token, key, body)),
+      );
 
-    const answers = await Promise.all(Array.from({ length: STORM_SIZE }, () => sendOnce(cluster.url, account.token, key, body)));
+      const created = answers.filter((answer) => answer.status === 201 && !answer.replayed);
+      expect(created).toHaveLength(1);
+      const others = answers.filter((answer) => answer !== created[0]);
+      for (const answer of others) {
+        expect([409, 201]).toContain(answer.status);
+        if (answer.status === 409) expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+        else expect(answer.replayed).toBe(true);
+      }
+      // All of them were on the wire before the one charge was answered.
+      expect(Math.max(...answers.map((answer) => answer.sentAt))).toBeLessThan(
+        created[0]!.answeredAt,
+      );
 
-    const created = answers.filter((answer) => answer.status === 201 && !answer.replayed);
-    expect(created).toHaveLength(1);
-    const others = answers.filter((answer) => answer !== created[0]);
-    for (const answer of others) {
-      expect([409, 201]).toContain(answer.status);
-      if (answer.status === 409) expect(Number(answer.retryAfter)).toBeGreaterThan(0);
-      else expect(answer.replayed).toBe(true);
-    }
-    // All of them were on the wire before the one charge was answered.
-    expect(Math.max(...answers.map((answer) => answer.sentAt))).toBeLessThan(created[0]!.answeredAt);
+      expect(await rows.rowCounts(account.id)).toEqual({ orders: 1, payments: 1 });
+      expect(await rows.providerIntents({ keyPrefix: `oncepay:${account.id}:` })).toMatchObject({
+        succeeded: 1,
+        total: 1,
+      });
 
-    expect(await rows.rowCounts(account.id)).toEqual({ orders: 1, payments: 1 });
-    expect(await rows.providerIntents({ keyPrefix: `oncepay:${account.id}:` })).toMatchObject({ succeeded: 1, total: 1 });
+      // Round-robin: every instance answered part of the storm, and together all of it.
+      const after = await scrapeEach(cluster);
+      const served = after.map(
+        (text, index) =>
+          total(text, "oncepay_checkout_outcomes_total") -
+          total(before[index]!, "oncepay_checkout_outcomes_total"),
+      );
+      for (const count of served) expect(count).toBeGreaterThan(0);
+      expect(served.reduce((sum, count) => sum + count, 0)).toBe(STORM_SIZE);
+      const createdCounted = after.reduce(
+        (sum, text, index) =>
+          sum +
+          total(text, "oncepay_checkout_outcomes_total", { outcome: "created" }) -
+          total(before[index]!, "oncepay_checkout_outcomes_total", { outcome: "created" }),
+        0,
+      );
+      expect(createdCounted).toBe(1);
+    }, 60_000);
 
-    // Round-robin: every instance answered part of the storm, and together all of it.
-    const after = await scrapeEach(cluster);
-    const served = after.map((text, index) => total(text, "oncepay_checkout_outcomes_total") - total(before[index]!, "oncepay_checkout_outcomes_total"));
-    for (const count of served) expect(count).toBeGreaterThan(0);
-    expect(served.reduce((sum, count) => sum + count, 0)).toBe(STORM_SIZE);
-    const createdCounted = after.reduce((sum, text, index) => sum + total(text, "oncepay_checkout_outcomes_total", { outcome: "created" }) - total(before[index]!, "oncepay_checkout_outcomes_total", { outcome: "created" }), 0);
-    expect(createdCounted).toBe(1);
-  }, 60_000);
+    it(`SIGKILL one instance with ${KILL_CHECKOUTS} checkouts in flight: each key one order and one charge, and the dead instance's keys are finished by the others' recovery workers, each once`, async () => {
+      await setFaults(cluster.simulator, { latencyMs: 1500 });
+      const account = await createAccount(cluster.url);
+      const victim = cluster.instances[1]!;
+      const survivors = cluster.instances.filter((instance) => instance !== victim);
+      const recoveryLinesBefore = new Map(
+        survivors.map((instance) => [instance.name, recoveryLines(cluster, instance.name).length]),
+      );
 
-  it(`SIGKILL one instance with ${KILL_CHECKOUTS} checkouts in flight: each key one order and one charge, and the dead instance's keys are finished by the others' recovery workers, each once`, async () => {
-    await setFaults(cluster.simulator, { latencyMs: 1500 });
-    const account = await createAccount(cluster.url);
-    const victim = cluster.instances[1]!;
-    const survivors = cluster.instances.filter((instance) => instance !== victim);
-    const recoveryLinesBefore = new Map(survivors.map((instance) => [instance.name, recoveryLines(cluster, instance.name).length]));
+      const runs = Array.from({ length: KILL_CHECKOUTS }, () =>
+        checkoutUntilAnswered({
+          baseUrl: cluster.url,
+          token: account.token,
+          key: randomUUID(),
+          body: cartBody(),
+          deadlineMs: 60_000,
+          // A client whose attempt died with its instance comes back late:
+          // by then the recovery workers have finished its key.
+          waitBeforeRetry: (last) => (last.status === 502 || last.status === null ? 8000 : 500),
+        }),
+      );
+      // Kill once the charges are under way: every key is at the provider.
+      await waitFor(
+        async () => (await keysAt(account.id, "payment_started")) >= KILL_CHECKOUTS * 0.9,
+        20_000,
+      );
+      await victim.process.kill();
+      const results = await Promise.all(runs);
 
-    const runs = Array.from({ length: KILL_CHECKOUTS }, () =>
-      checkoutUntilAnswered({
-        baseUrl: cluster.url,
-        token: account.token,
-        key: randomUUID(),
-        body: cartBody(),
-        deadlineMs: 60_000,
-        // A client whose attempt died with its instance comes back late:
-        // by then the recovery workers have finished its key.
-        waitBeforeRetry: (last) => (last.status === 502 || last.status === null ? 8000 : 500),
-      }),
-    );
-    // Kill once the charges are under way: every key is at the provider.
-    await waitFor(async () => (await keysAt(account.id, "payment_started")) >= KILL_CHECKOUTS * 0.9, 20_000);
-    await victim.process.kill();
-    const results = await Promise.all(runs);
+      for (const run of results)
+        expect(run.final?.status, `key ${run.key}: ${describeAttempts(run.attempts)}`).toBe(201);
+      const ordersByKey = await rows.ordersByKey(account.id);
+      const chargesByKey = await rows.chargesByProviderKey(`oncepay:${account.id}:`);
+      expect(ordersByKey.size).toBe(KILL_CHECKOUTS);
+      for (const run of results) expect(ordersByKey.get(run.key)).toBe(1);
+      expect(chargesByKey.size).toBe(KILL_CHECKOUTS);
+      for (const count of chargesByKey.values()) expect(count).toBe(1);
 
-    for (const run of results) expect(run.final?.status, `key ${run.key}: ${describeAttempts(run.attempts)}`).toBe(201);
-    const ordersByKey = await rows.ordersByKey(account.id);
-    const chargesByKey = await rows.chargesByProviderKey(`oncepay:${account.id}:`);
-    expect(ordersByKey.size).toBe(KILL_CHECKOUTS);
-    for (const run of results) expect(ordersByKey.get(run.key)).toBe(1);
-    expect(chargesByKey.size).toBe(KILL_CHECKOUTS);
-    for (const count of chargesByKey.values()) expect(count).toBe(1);
+      // The keys whose first attempt died with the instance (the balancer answered 502).
+      const orphaned = results
+        .filter((run) => run.attempts[0]!.status === 502 || run.attempts[0]!.status === null)
+        .map((run) => run.key);
+      expect(orphaned.length).toBeGreaterThan(0);
+      // Each was taken over by exactly one survivor's worker (no leader, no
+      // duplicate work). One whose charge had begun was finished by it, and the
+      // client's late retry was a replay; one the instance died with still at
+      // `claimed` (the kill comes once 90% have begun) was released, nothing
+      // charged, and the retry paid.
+      const recovered = survivors.flatMap((instance) =>
+        recoveryLines(cluster, instance.name).slice(recoveryLinesBefore.get(instance.name)),
+      );
+      const recoveryResults = new Map<string, string>();
+      for (const key of orphaned) {
+        const lines = recovered.filter((line) => line.idempotencyKey === key);
+        expect(lines, `recovery of ${key}`).toHaveLength(1);
+        const result = lines[0]!.result;
+        expect(["completed", "released"]).toContain(result);
+        expect(results.find((run) => run.key === key)!.final!.replayed).toBe(
+          result === "completed",
+        );
+        recoveryResults.set(key, result);
+      }
+      expect(
+        [...recoveryResults.values()].filter((result) => result === "completed").length,
+      ).toBeGreaterThan(0);
+    }, 120_000);
 
-    // The keys whose first attempt died with the instance (the balancer answered 502).
-    const orphaned = results.filter((run) => run.attempts[0]!.status === 502 || run.attempts[0]!.status === null).map((run) => run.key);
-    expect(orphaned.length).toBeGreaterThan(0);
-    // Each was taken over by exactly one survivor's worker (no leader, no
-    // duplicate work). One whose charge had begun was finished by it, and the
-    // client's late retry was a replay; one the instance died with still at
-    // `claimed` (the kill comes once 90% have begun) was released, nothing
-    // charged, and the retry paid.
-    const recovered = survivors.flatMap((instance) => recoveryLines(cluster, instance.name).slice(recoveryLinesBefore.get(instance.name)));
-    const recoveryResults = new Map<string, string>();
-    for (const key of orphaned) {
-      const lines = recovered.filter((line) => line.idempotencyKey === key);
-      expect(lines, `recovery of ${key}`).toHaveLength(1);
-      const result = lines[0]!.result;
-      expect(["completed", "released"]).toContain(result);
-      expect(results.find((run) => run.key === key)!.final!.replayed).toBe(result === "completed");
-      recoveryResults.set(key, result);
-    }
-    expect([...recoveryResults.values()].filter((result) => result === "completed").length).toBeGreaterThan(0);
-  }, 120_000);
+    it("PgBouncer killed for four seconds: 503 with Retry-After while it is gone, then every checkout completes, charged once", async () => {
+      await setFaults(cluster.simulator, { latencyMs: 1000 });
+      const account = await createAccount(cluster.url);
+      const checkouts = 30;
+      const runs = Array.from({ length: checkouts }, () =>
+        checkoutUntilAnswered({
+          baseUrl: cluster.url,
+          token: account.token,
+          key: randomUUID(),
+          body: cartBody(),
+          deadlineMs: 60_000,
+        }),
+      );
+      await waitFor(
+        async () => (await keysAt(account.id, "payment_started")) >= checkouts * 0.8,
+        20_000,
+      );
+      const killedAt = Date.now();
+      await cluster.pooler.kill();
+      await delay(4000);
+      const restartedAt = Date.now();
+      await cluster.pooler.start();
+      const results = await Promise.all(runs);
 
-  it("PgBouncer killed for four seconds: 503 with Retry-After while it is gone, then every checkout completes, charged once", async () => {
-    await setFaults(cluster.simulator, { latencyMs: 1000 });
-    const account = await createAccount(cluster.url);
-    const checkouts = 30;
-    const runs = Array.from({ length: checkouts }, () =>
-      checkoutUntilAnswered({ baseUrl: cluster.url, token: account.token, key: randomUUID(), body: cartBody(), deadlineMs: 60_000 }),
-    );
-    await waitFor(async () => (await keysAt(account.id, "payment_started")) >= checkouts * 0.8, 20_000);
-    const killedAt = Date.now();
-    await cluster.pooler.kill();
-    await delay(4000);
-    const restartedAt = Date.now();
-    await cluster.pooler.start();
-    const results = await Promise.all(runs);
+      const duringOutage = results
+        .flatMap((run) => run.attempts)
+        .filter((attempt) => attempt.answeredAt > killedAt && attempt.answeredAt < restartedAt);
+      expect(duringOutage.length).toBeGreaterThan(0);
+      for (const attempt of duringOutage) {
+        expect(attempt.status).toBe(503);
+        expect(attempt.contentType).toBe("application/problem+json");
+        expect(Number(attempt.retryAfter)).toBeGreaterThan(0);
+      }
+      for (const run of results)
+        expect(run.final?.status, `key ${run.key}: ${describeAttempts(run.attempts)}`).toBe(201);
+      const ordersByKey = await rows.ordersByKey(account.id);
+      for (const run of results) expect(ordersByKey.get(run.key)).toBe(1);
+      const chargesByKey = await rows.chargesByProviderKey(`oncepay:${account.id}:`);
+      expect([...chargesByKey.values()]).toEqual(Array(checkouts).fill(1));
+    }, 120_000);
 
-    const duringOutage = results.flatMap((run) => run.attempts).filter((attempt) => attempt.answeredAt > killedAt && attempt.answeredAt < restartedAt);
-    expect(duringOutage.length).toBeGreaterThan(0);
-    for (const attempt of duringOutage) {
-      expect(attempt.status).toBe(503);
-      expect(attempt.contentType).toBe("application/problem+json");
-      expect(Number(attempt.retryAfter)).toBeGreaterThan(0);
-    }
-    for (const run of results) expect(run.final?.status, `key ${run.key}: ${describeAttempts(run.attempts)}`).toBe(201);
-    const ordersByKey = await rows.ordersByKey(account.id);
-    for (const run of results) expect(ordersByKey.get(run.key)).toBe(1);
-    const chargesByKey = await rows.chargesByProviderKey(`oncepay:${account.id}:`);
-    expect([...chargesByKey.values()]).toEqual(Array(checkouts).fill(1));
-  }, 120_000);
+    it("limits accounts per address across all instances, whatever X-Forwarded-For the caller forges", async () => {
+      // Another loopback address is another client to the balancer.
+      const statuses: number[] = [];
+      for (let index = 0; index < ACCOUNTS_PER_ADDRESS; index++) {
+        statuses.push(
+          (
+            await postFrom("127.0.0.2", `${cluster.url}/api/accounts`, {
+              "X-Forwarded-For": `10.9.${index}.1`,
+            })
+          ).status,
+        );
+      }
+      expect(statuses).toEqual(Array(ACCOUNTS_PER_ADDRESS).fill(201));
+      const refused = await postFrom("127.0.0.2", `${cluster.url}/api/accounts`, {
+        "X-Forwarded-For": "10.9.99.1",
+      });
+      expect(refused.status).toBe(429);
+      expect(refused.headers["content-type"]).toBe("application/problem+json");
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(JSON.parse(refused.body)).toMatchObject({
+        type: "urn:oncepay:problem:rate-limited",
+        status: 429,
+      });
+      expect((await postFrom("127.0.0.3", `${cluster.url}/api/accounts`, {})).status).toBe(201);
+    }, 60_000);
 
-  it("limits accounts per address across all instances, whatever X-Forwarded-For the caller forges", async () => {
-    // Another loopback address is another client to the balancer.
-    const statuses: number[] = [];
-    for (let index = 0; index < ACCOUNTS_PER_ADDRESS; index++) {
-      statuses.push((await postFrom("127.0.0.2", `${cluster.url}/api/accounts`, { "X-Forwarded-For": `10.9.${index}.1` })).status);
-    }
-    expect(statuses).toEqual(Array(ACCOUNTS_PER_ADDRESS).fill(201));
-    const refused = await postFrom("127.0.0.2", `${cluster.url}/api/accounts`, { "X-Forwarded-For": "10.9.99.1" });
-    expect(refused.status).toBe(429);
-    expect(refused.headers["content-type"]).toBe("application/problem+json");
-    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
-    expect(JSON.parse(refused.body)).toMatchObject({ type: "urn:oncepay:problem:rate-limited", status: 429 });
-    expect((await postFrom("127.0.0.3", `${cluster.url}/api/accounts`, {})).status).toBe(201);
-  }, 60_000);
+    it("serves /api/health and /api/ready through the balancer, and keeps /api/metrics to the instances", async () => {
+      expect(await (await fetch(`${cluster.url}/api/health`)).json()).toEqual({ status: "ok" });
+      const ready = await fetch(`${cluster.url}/api/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({
+        status: "ready",
+        checks: { database: { ok: true }, paymentProvider: { ok: true } },
+      });
+      const metrics = await fetch(`${cluster.url}/api/metrics`);
+      expect(metrics.status).toBe(404);
+      expect(metrics.headers.get("content-type")).toBe("application/problem+json");
+      const instance = cluster.instances[0]!;
+      const text = await (await fetch(`${instance.url}/api/metrics`)).text();
+      expect(total(text, "oncepay_checkout_outcomes_total")).toBeGreaterThan(0);
+      expect(text).toContain("process_cpu_seconds_total");
+    });
 
-  it("serves /api/health and /api/ready through the balancer, and keeps /api/metrics to the instances", async () => {
-    expect(await (await fetch(`${cluster.url}/api/health`)).json()).toEqual({ status: "ok" });
-    const ready = await fetch(`${cluster.url}/api/ready`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: "ready", checks: { database: { ok: true }, paymentProvider: { ok: true } } });
-    const metrics = await fetch(`${cluster.url}/api/metrics`);
-    expect(metrics.status).toBe(404);
-    expect(metrics.headers.get("content-type")).toBe("application/problem+json");
-    const instance = cluster.instances[0]!;
-    const text = await (await fetch(`${instance.url}/api/metrics`)).text();
-    expect(total(text, "oncepay_checkout_outcomes_total")).toBeGreaterThan(0);
-    expect(text).toContain("process_cpu_seconds_total");
-  });
-
-  it("compresses pages at the balancer, while an instance sends them as they are", async () => {
-    const acceptsGzip = { headers: { "Accept-Encoding": "gzip" } };
-    const throughBalancer = await fetch(`${cluster.url}/`, acceptsGzip);
-    expect(throughBalancer.headers.get("content-encoding")).toBe("gzip");
-    expect(await throughBalancer.text()).toContain("</html>");
-    const fromInstance = await fetch(`${cluster.instances[0]!.url}/`, acceptsGzip);
-    expect(fromInstance.headers.get("content-encoding")).toBeNull();
-    expect(await fromInstance.text()).toContain("</html>");
-  });
-});
+    it("compresses pages at the balancer, while an instance sends them as they are", async () => {
+      const acceptsGzip = { headers: { "Accept-Encoding": "gzip" } };
+      const throughBalancer = await fetch(`${cluster.url}/`, acceptsGzip);
+      expect(throughBalancer.headers.get("content-encoding")).toBe("gzip");
+      expect(await throughBalancer.text()).toContain("</html>");
+      const fromInstance = await fetch(`${cluster.instances[0]!.url}/`, acceptsGzip);
+      expect(fromInstance.headers.get("content-encoding")).toBeNull();
+      expect(await fromInstance.text()).toContain("</html>");
+    });
+  },
+);
 
 async function keysAt(accountId: string, recoveryPoint: string): Promise<number> {
   return (await rows.recoveryPointsOf(accountId)).filter((point) => point === recoveryPoint).length;
 }
 
-async function sendOnce(baseUrl: string, token: string, key: string, body: unknown): Promise<AttemptRecord> {
-  const run = await checkoutUntilAnswered({ baseUrl, token, key, body, deadlineMs: 0, maxAttempts: 1 });
+async function sendOnce(
+  baseUrl: string,
+  token: string,
+  key: string,
+  body: unknown,
+): Promise<AttemptRecord> {
+  const run = await checkoutUntilAnswered({
+    baseUrl,
+    token,
+    key,
+    body,
+    deadlineMs: 0,
+    maxAttempts: 1,
+  });
   return run.attempts[0]!;
 }
 
 async function scrapeEach(running: Cluster): Promise<string[]> {
-  return Promise.all(running.instances.map(async (instance) => (await fetch(`${instance.url}/api/metrics`)).text()));
+  return Promise.all(
+    running.instances.map(async (instance) => (await fetch(`${instance.url}/api/metrics`)).text()),
+  );
 }
 
 /** The recovery worker's per-key lines an instance logged, in order. */
-function recoveryLines(running: Cluster, instance: string): { idempotencyKey: string; keyId: string; result: string }[] {
+function recoveryLines(
+  running: Cluster,
+  instance: string,
+): { idempotencyKey: string; keyId: string; result: string }[] {
   return running
     .output(instance)
     .split("\n")
@@ -251,16 +331,24 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Pr
 }
 
 function describeAttempts(attempts: readonly AttemptRecord[]): string {
-  return attempts.map((attempt) => `${attempt.status ?? "no answer"}${attempt.replayed ? " (replay)" : ""}`).join(", ");
+  return attempts
+    .map((attempt) => `${attempt.status ?? "no answer"}${attempt.replayed ? " (replay)" : ""}`)
+    .join(", ");
 }
 
-function postFrom(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function postFrom(
+  localAddress: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(url, { method: "POST", localAddress, headers }, (response) => {
       let body = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+      );
     });
     request.on("error", reject);
     request.end();

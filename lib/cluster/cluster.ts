@@ -5,7 +5,11 @@ import { startAppInstance, type AppInstance } from "@/lib/cluster/app-instance";
 import { startHaproxy, type Balancer } from "@/lib/cluster/haproxy";
 import { startPgBouncer, type PgBouncer } from "@/lib/cluster/pgbouncer";
 import { migrate } from "@/lib/db/migrate";
-import { LOCAL_SIMULATOR_SECRET_KEY, spawnPaymentSimulator, type SimulatorProcess } from "@/lib/payments/simulator/process";
+import {
+  LOCAL_SIMULATOR_SECRET_KEY,
+  spawnPaymentSimulator,
+  type SimulatorProcess,
+} from "@/lib/payments/simulator/process";
 import { freePort } from "@/lib/process/free-port";
 import { waitUntil } from "@/lib/process/process-group";
 
@@ -72,7 +76,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // advisory lock if they did).
     await migrate(options.databaseUrl);
 
-    const simulator = await spawnPaymentSimulator({ databaseUrl: options.databaseUrl, port: await freePort(), apiKeys: [LOCAL_SIMULATOR_SECRET_KEY] });
+    const simulator = await spawnPaymentSimulator({
+      databaseUrl: options.databaseUrl,
+      port: await freePort(),
+      apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
+    });
     started.push(simulator);
 
     const pooler = await startPgBouncer({

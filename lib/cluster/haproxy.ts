@@ -40,10 +40,33 @@ const READY_TIMEOUT_MS = 15_000;
 // What the balancer answers itself, in the app's contract: problem+json,
 // and a Retry-After wherever a retry with the same key will do.
 const BALANCER_PROBLEMS = {
-  502: { slug: "bad-gateway", title: "Bad gateway", retryAfter: 1, detail: "The instance serving this request stopped before it answered. Retry with the same Idempotency-Key: it will not charge twice." },
-  503: { slug: "service-unavailable", title: "Service temporarily unavailable", retryAfter: 2, detail: "No instance is ready to serve this request (the database or the payment provider cannot be reached). Retry with the same Idempotency-Key." },
-  504: { slug: "gateway-timeout", title: "Gateway timeout", retryAfter: 1, detail: "The instance serving this request did not answer in time. Retry with the same Idempotency-Key: it will not charge twice." },
-  404: { slug: "not-found", title: "Not found", retryAfter: undefined, detail: "Metrics are read from each instance, not through the balancer." },
+  502: {
+    slug: "bad-gateway",
+    title: "Bad gateway",
+    retryAfter: 1,
+    detail:
+      "The instance serving this request stopped before it answered. Retry with the same Idempotency-Key: it will not charge twice.",
+  },
+  503: {
+    slug: "service-unavailable",
+    title: "Service temporarily unavailable",
+    retryAfter: 2,
+    detail:
+      "No instance is ready to serve this request (the database or the payment provider cannot be reached). Retry with the same Idempotency-Key.",
+  },
+  504: {
+    slug: "gateway-timeout",
+    title: "Gateway timeout",
+    retryAfter: 1,
+    detail:
+      "The instance serving this request did not answer in time. Retry with the same Idempotency-Key: it will not charge twice.",
+  },
+  404: {
+    slug: "not-found",
+    title: "Not found",
+    retryAfter: undefined,
+    detail: "Metrics are read from each instance, not through the balancer.",
+  },
 } as const;
 
 export async function startHaproxy(options: BalancerOptions): Promise<Balancer> {
@@ -56,14 +79,26 @@ export async function startHaproxy(options: BalancerOptions): Promise<Balancer> 
   const configFile = path.join(options.workDir, "haproxy.cfg");
   await writeFile(configFile, haproxyConfig(options, errorFiles));
 
-  const started = startProcess({ command: "haproxy", args: ["-f", configFile, "-db"], output: options.output, endsWithStarter: true });
+  const started = startProcess({
+    command: "haproxy",
+    args: ["-f", configFile, "-db"],
+    output: options.output,
+    endsWithStarter: true,
+  });
   const url = `http://127.0.0.1:${options.port}`;
   const statsUrl = `http://127.0.0.1:${options.statsPort}`;
-  await waitUntil(async () => (await fetch(`${statsUrl}/metrics`)).ok, { timeoutMs: READY_TIMEOUT_MS, process: started, describe: () => `HAProxy on port ${options.port} did not start` });
+  await waitUntil(async () => (await fetch(`${statsUrl}/metrics`)).ok, {
+    timeoutMs: READY_TIMEOUT_MS,
+    process: started,
+    describe: () => `HAProxy on port ${options.port} did not start`,
+  });
   return { url, statsUrl, process: started, stop: () => started.stop() };
 }
 
-export function haproxyConfig({ port, statsPort, instances }: Pick<BalancerOptions, "port" | "statsPort" | "instances">, errorFiles: Record<string, string>): string {
+export function haproxyConfig(
+  { port, statsPort, instances }: Pick<BalancerOptions, "port" | "statsPort" | "instances">,
+  errorFiles: Record<string, string>,
+): string {
   return `
 global
   log stdout format raw local0 info
@@ -84,7 +119,9 @@ defaults
   retries 2
   retry-on conn-failure
   option redispatch
-${Object.entries(errorFiles).map(([status, file]) => `  errorfile ${status} ${file}`).join("\n")}
+${Object.entries(errorFiles)
+  .map(([status, file]) => `  errorfile ${status} ${file}`)
+  .join("\n")}
 
 frontend shop
   bind 127.0.0.1:${port}
@@ -121,10 +158,23 @@ frontend stats
 `.trimStart();
 }
 
-function rawProblemResponse(status: number, problem: { slug: string; title: string; detail: string; retryAfter: number | undefined }): string {
+function rawProblemResponse(
+  status: number,
+  problem: { slug: string; title: string; detail: string; retryAfter: number | undefined },
+): string {
   // Keys in canonical (sorted) order, as the app writes its problems.
-  const body = JSON.stringify({ detail: problem.detail, status, title: problem.title, type: problemType(problem.slug) });
-  const reason = { 404: "Not Found", 502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" }[status];
+  const body = JSON.stringify({
+    detail: problem.detail,
+    status,
+    title: problem.title,
+    type: problemType(problem.slug),
+  });
+  const reason = {
+    404: "Not Found",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+  }[status];
   return [
     `HTTP/1.1 ${status} ${reason}`,
     `Content-Type: ${PROBLEM_CONTENT_TYPE}`,

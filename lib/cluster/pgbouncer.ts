@@ -53,13 +53,24 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   await writeFile(configFile, pgbouncerConfig(options), { mode: 0o600 });
   if (runsAsRoot()) {
     const postgres = await postgresIds();
-    for (const owned of [options.workDir, configFile]) await chown(owned, postgres.uid, postgres.gid);
+    for (const owned of [options.workDir, configFile])
+      await chown(owned, postgres.uid, postgres.gid);
   }
   const url = pooledUrl(options.databaseUrl, options.port);
 
   const launch = async (): Promise<GroupProcess> => {
-    const started = startProcess({ command: "pgbouncer", args: [configFile], output: options.output, endsWithStarter: true, runAsUser: POOLER_USER });
-    await waitUntil(() => answers(url), { timeoutMs: READY_TIMEOUT_MS, process: started, describe: () => `PgBouncer on port ${options.port} did not answer` });
+    const started = startProcess({
+      command: "pgbouncer",
+      args: [configFile],
+      output: options.output,
+      endsWithStarter: true,
+      runAsUser: POOLER_USER,
+    });
+    await waitUntil(() => answers(url), {
+      timeoutMs: READY_TIMEOUT_MS,
+      process: started,
+      describe: () => `PgBouncer on port ${options.port} did not answer`,
+    });
     return started;
   };
 
@@ -79,7 +90,11 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
 }
 
 /** The configuration: one database entry, the one DATABASE_URL names, under its own name. */
-export function pgbouncerConfig({ databaseUrl, port, poolSize }: Pick<PgBouncerOptions, "databaseUrl" | "port" | "poolSize">): string {
+export function pgbouncerConfig({
+  databaseUrl,
+  port,
+  poolSize,
+}: Pick<PgBouncerOptions, "databaseUrl" | "port" | "poolSize">): string {
   const target = new URL(databaseUrl);
   const database = decodeURIComponent(target.pathname.slice(1)) || "postgres";
   const user = decodeURIComponent(target.username) || "postgres";
@@ -136,8 +151,13 @@ async function answers(url: string): Promise<boolean> {
 
 /** The pooler user's uid and gid, from /etc/passwd. */
 async function postgresIds(): Promise<{ uid: number; gid: number }> {
-  const line = (await readFile("/etc/passwd", "utf8")).split("\n").find((entry) => entry.startsWith(`${POOLER_USER}:`));
+  const line = (await readFile("/etc/passwd", "utf8"))
+    .split("\n")
+    .find((entry) => entry.startsWith(`${POOLER_USER}:`));
   const [, , uid, gid] = line?.split(":") ?? [];
-  if (uid === undefined || gid === undefined) throw new Error(`PgBouncer refuses to run as root, and there is no user ${POOLER_USER} to run it as`);
+  if (uid === undefined || gid === undefined)
+    throw new Error(
+      `PgBouncer refuses to run as root, and there is no user ${POOLER_USER} to run it as`,
+    );
   return { uid: Number(uid), gid: Number(gid) };
 }

@@ -8,7 +8,11 @@ import { startPgBouncer, type PgBouncer } from "@/lib/cluster/pgbouncer";
 import { freePort } from "@/lib/process/free-port";
 import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
-import { SESSION_STATE_STATEMENTS, startWireRecorder, type WireRecorder } from "@/lib/testing/postgres-wire-recorder";
+import {
+  SESSION_STATE_STATEMENTS,
+  startWireRecorder,
+  type WireRecorder,
+} from "@/lib/testing/postgres-wire-recorder";
 import { rowsAt } from "@/lib/testing/rows";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 
@@ -29,7 +33,13 @@ let app: AppServer;
 describeOnServer("pooler", "behind PgBouncer in transaction mode", () => {
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), "oncepay-pooler-"));
-    pooler = await startPgBouncer({ databaseUrl: inject("databaseUrl"), port: await freePort(), poolSize: 4, workDir, output: () => undefined });
+    pooler = await startPgBouncer({
+      databaseUrl: inject("databaseUrl"),
+      port: await freePort(),
+      poolSize: 4,
+      workDir,
+      output: () => undefined,
+    });
     recorder = await startWireRecorder(pooler.url);
     app = await startAppServer({
       env: {
@@ -51,24 +61,35 @@ describeOnServer("pooler", "behind PgBouncer in transaction mode", () => {
 
   it("sends no named prepared statement and no session state, whatever the app does", async () => {
     const rows = rowsAt(inject("databaseUrl"));
-    const account = (await (await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })).json()) as { id: string; token: string };
-    const order = (key: string, body = cartBody(), headers: Record<string, string> = {}) => postOrder({ baseUrl: app.baseUrl, token: account.token, key, body, headers });
+    const account = (await (
+      await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })
+    ).json()) as { id: string; token: string };
+    const order = (key: string, body = cartBody(), headers: Record<string, string> = {}) =>
+      postOrder({ baseUrl: app.baseUrl, token: account.token, key, body, headers });
 
     const key = randomUUID();
     const body = cartBody();
-    const statuses = (await Promise.all(Array.from({ length: 8 }, () => order(key, body)))).map(({ response }) => response.status);
+    const statuses = (await Promise.all(Array.from({ length: 8 }, () => order(key, body)))).map(
+      ({ response }) => response.status,
+    );
     expect(statuses.filter((status) => status === 201)).not.toHaveLength(0);
     expect((await order(key, body)).response.headers.get("idempotent-replayed")).toBe("true");
     expect((await order(key, cartBody())).response.status).toBe(422);
 
     // Dies after the charge; the recovery worker finishes it from the stored request.
     const crashed = randomUUID();
-    expect((await order(crashed, cartBody(), { "OncePay-Fault": "after-charge" })).response.status).toBe(500);
-    await expect.poll(async () => (await rows.keyRow(account.id, crashed))?.state, { timeout: 15_000 }).toBe("complete");
+    expect(
+      (await order(crashed, cartBody(), { "OncePay-Fault": "after-charge" })).response.status,
+    ).toBe(500);
+    await expect
+      .poll(async () => (await rows.keyRow(account.id, crashed))?.state, { timeout: 15_000 })
+      .toBe("complete");
 
     // The reaper deletes a key whose life ran out.
     await rows.expireKey(account.id, key);
-    await expect.poll(async () => rows.keyRow(account.id, key), { timeout: 15_000 }).toBeUndefined();
+    await expect
+      .poll(async () => rows.keyRow(account.id, key), { timeout: 15_000 })
+      .toBeUndefined();
 
     const auth = { Authorization: `Bearer ${account.token}` };
     expect((await fetch(`${app.baseUrl}/api/orders?limit=2`, { headers: auth })).status).toBe(200);
@@ -83,12 +104,23 @@ describeOnServer("pooler", "behind PgBouncer in transaction mode", () => {
     // with its completed key), Prisma's queries, and the workers' (the
     // reaper's, and the ended rate-limit windows' sweep).
     const seen = (pattern: RegExp) => statements.some((statement) => pattern.test(statement.sql));
-    for (const pattern of [/INSERT INTO idempotency_keys/, /WITH completed_key AS/, /INSERT INTO rate_limits/, /"public"\."accounts"/, /DELETE FROM idempotency_keys/, /DELETE FROM rate_limits/]) {
+    for (const pattern of [
+      /INSERT INTO idempotency_keys/,
+      /WITH completed_key AS/,
+      /INSERT INTO rate_limits/,
+      /"public"\."accounts"/,
+      /DELETE FROM idempotency_keys/,
+      /DELETE FROM rate_limits/,
+    ]) {
       expect(seen(pattern), `a statement matching ${pattern}`).toBe(true);
     }
-    const named = statements.filter((statement) => statement.kind === "parse" && statement.name !== "");
+    const named = statements.filter(
+      (statement) => statement.kind === "parse" && statement.name !== "",
+    );
     expect(named, "named prepared statements").toEqual([]);
-    const sessionState = statements.filter((statement) => SESSION_STATE_STATEMENTS.some((pattern) => pattern.test(statement.sql)));
+    const sessionState = statements.filter((statement) =>
+      SESSION_STATE_STATEMENTS.some((pattern) => pattern.test(statement.sql)),
+    );
     expect(sessionState, "statements that set session state").toEqual([]);
   }, 60_000);
 
@@ -104,7 +136,15 @@ describeOnServer("pooler", "behind PgBouncer in transaction mode", () => {
       await probe.close();
     }
     const seen = probe.statements();
-    expect(seen).toContainEqual({ kind: "parse", name: "probe_statement", sql: "SELECT $1::int AS n" });
-    expect(seen.some((statement) => SESSION_STATE_STATEMENTS.some((pattern) => pattern.test(statement.sql)))).toBe(true);
+    expect(seen).toContainEqual({
+      kind: "parse",
+      name: "probe_statement",
+      sql: "SELECT $1::int AS n",
+    });
+    expect(
+      seen.some((statement) =>
+        SESSION_STATE_STATEMENTS.some((pattern) => pattern.test(statement.sql)),
+      ),
+    ).toBe(true);
   });
 });

@@ -29,7 +29,10 @@ function connections(): Connections {
     // An idle connection the server drops must not crash the process; the
     // next query gets a fresh connection.
     pool.on("error", () => undefined);
-    globalForConnections.oncepayConnections = { pool, prisma: new PrismaClient({ adapter: new PrismaPg(pool) }) };
+    globalForConnections.oncepayConnections = {
+      pool,
+      prisma: new PrismaClient({ adapter: new PrismaPg(pool) }),
+    };
   }
   return globalForConnections.oncepayConnections;
 }

@@ -31,7 +31,11 @@ afterAll(async () => {
 });
 
 function start(): Promise<AppServer> {
-  return startAppServer({ embedded: true, embeddedDataDir: dataDir, env: { IDEMPOTENCY_TTL_SECONDS: String(TTL_SECONDS) } });
+  return startAppServer({
+    embedded: true,
+    embeddedDataDir: dataDir,
+    env: { IDEMPOTENCY_TTL_SECONDS: String(TTL_SECONDS) },
+  });
 }
 
 async function keyLifetimeSeconds(databaseUrl: string, accountId: string): Promise<number> {
@@ -49,32 +53,45 @@ async function keyLifetimeSeconds(databaseUrl: string, accountId: string): Promi
 }
 
 describe("the embedded database", () => {
-  it("is used without DATABASE_URL, says so, keeps a paid order across a clean restart, and keys live IDEMPOTENCY_TTL_SECONDS", { timeout: EMBEDDED_TEST_TIMEOUT_MS }, async () => {
-    server = await start();
-    expect(server.realPostgres).toBe(false);
-    expect(server.output()).toMatch(/\[oncepay\] database: embedded PGlite, data in .*pglite.*\(no DATABASE_URL set\)/);
+  it(
+    "is used without DATABASE_URL, says so, keeps a paid order across a clean restart, and keys live IDEMPOTENCY_TTL_SECONDS",
+    { timeout: EMBEDDED_TEST_TIMEOUT_MS },
+    async () => {
+      server = await start();
+      expect(server.realPostgres).toBe(false);
+      expect(server.output()).toMatch(
+        /\[oncepay\] database: embedded PGlite, data in .*pglite.*\(no DATABASE_URL set\)/,
+      );
 
-    const account = await createAccount(server.baseUrl);
-    const key = randomUUID();
-    const checkout = () =>
-      postOrder({ baseUrl: server!.baseUrl, token: account.token, key, body: { cartId: "embedded", items: [{ sku: "dripper-v60-02", quantity: 1 }] } });
-    const paid = await checkout();
-    expect(paid.response.status).toBe(201);
-    const paidText = paid.text;
-    const orderId = (JSON.parse(paidText) as { id: string }).id;
-    expect(await keyLifetimeSeconds(server.databaseUrl, account.id)).toBe(TTL_SECONDS);
+      const account = await createAccount(server.baseUrl);
+      const key = randomUUID();
+      const checkout = () =>
+        postOrder({
+          baseUrl: server!.baseUrl,
+          token: account.token,
+          key,
+          body: { cartId: "embedded", items: [{ sku: "dripper-v60-02", quantity: 1 }] },
+        });
+      const paid = await checkout();
+      expect(paid.response.status).toBe(201);
+      const paidText = paid.text;
+      const orderId = (JSON.parse(paidText) as { id: string }).id;
+      expect(await keyLifetimeSeconds(server.databaseUrl, account.id)).toBe(TTL_SECONDS);
 
-    // SIGTERM, as a process manager would: the launcher closes the database before it exits.
-    await server.stop();
-    expect(server.output()).toContain("[oncepay] embedded database closed");
-    server = await start();
-    expect(server.output()).toMatch(/migrations: up to date/);
+      // SIGTERM, as a process manager would: the launcher closes the database before it exits.
+      await server.stop();
+      expect(server.output()).toContain("[oncepay] embedded database closed");
+      server = await start();
+      expect(server.output()).toMatch(/migrations: up to date/);
 
-    const fetched = await fetch(`${server.baseUrl}/api/orders/${orderId}`, { headers: { Authorization: `Bearer ${account.token}` } });
-    expect(fetched.status).toBe(200);
-    expect(await fetched.text()).toBe(paidText);
-    const replay = await checkout();
-    expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
-    expect(replay.text).toBe(paidText);
-  });
+      const fetched = await fetch(`${server.baseUrl}/api/orders/${orderId}`, {
+        headers: { Authorization: `Bearer ${account.token}` },
+      });
+      expect(fetched.status).toBe(200);
+      expect(await fetched.text()).toBe(paidText);
+      const replay = await checkout();
+      expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.text).toBe(paidText);
+    },
+  );
 });

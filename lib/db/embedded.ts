@@ -17,12 +17,20 @@ export interface EmbeddedDatabase {
 }
 
 /** @param dataDir where to persist the data; `undefined` keeps it in memory (tests). */
-export async function startEmbeddedDatabase(dataDir: string | undefined, connectionSlots = 10): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(
+  dataDir: string | undefined,
+  connectionSlots = 10,
+): Promise<EmbeddedDatabase> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const db = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
   // The pool behind the app must never open more connections than there are
   // slots here: an extra one is refused in the middle of a query.
-  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: connectionSlots });
+  const server = new PGLiteSocketServer({
+    db,
+    host: "127.0.0.1",
+    port: 0,
+    maxConnections: connectionSlots,
+  });
   keepProtocolBatchesTogether(server);
   await server.start();
   const port = portOf(server.getServerConn());
@@ -39,6 +47,7 @@ export async function startEmbeddedDatabase(dataDir: string | undefined, connect
 /** The socket server reports where it listens as "host:port". */
 function portOf(address: string): number {
   const port = Number(address.split(":").pop());
-  if (!Number.isInteger(port) || port <= 0) throw new Error(`Embedded database did not report a port (got "${address}")`);
+  if (!Number.isInteger(port) || port <= 0)
+    throw new Error(`Embedded database did not report a port (got "${address}")`);
   return port;
 }

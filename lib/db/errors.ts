@@ -33,9 +33,17 @@ const UNAVAILABLE_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 8; depth++) {
     if (typeof current !== "object") break;
-    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    const { code, message, cause } = current as {
+      code?: unknown;
+      message?: unknown;
+      cause?: unknown;
+    };
     if (typeof code === "string" && UNAVAILABLE_CODES.has(code)) return true;
-    if (typeof message === "string" && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    if (
+      typeof message === "string" &&
+      UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))
+    )
+      return true;
     current = cause;
   }
   return false;

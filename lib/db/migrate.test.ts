@@ -29,7 +29,12 @@ describe("migration runner", () => {
 
       expect(first.applied).toEqual(files.map((file) => file.name));
       expect(second.applied).toEqual([]);
-      const recorded = await query<{ migration_name: string; checksum: string; finished_at: Date | null; applied_steps_count: number }>(
+      const recorded = await query<{
+        migration_name: string;
+        checksum: string;
+        finished_at: Date | null;
+        applied_steps_count: number;
+      }>(
         url,
         `SELECT migration_name, checksum, finished_at, applied_steps_count FROM "_prisma_migrations" ORDER BY migration_name`,
       );
@@ -44,28 +49,48 @@ describe("migration runner", () => {
 
   // PGlite runs a single session, so an advisory lock there cannot exclude
   // anyone: this race exists, and is tested, only on a real PostgreSQL.
-  itOnServer("sessions", "lets concurrent instances start together: the advisory lock applies each migration once", async () => {
-    await withFreshDatabase(async (url) => {
-      const reports = await Promise.all([migrate(url), migrate(url), migrate(url)]);
-      const appliedNames = reports.flatMap((report) => report.applied);
-      expect(appliedNames.sort()).toEqual((await readMigrations()).map((file) => file.name).sort());
-      const [row] = await query<{ count: string }>(url, `SELECT count(*) FROM "_prisma_migrations"`);
-      expect(Number(row?.count)).toBe(appliedNames.length);
-    });
-  });
+  itOnServer(
+    "sessions",
+    "lets concurrent instances start together: the advisory lock applies each migration once",
+    async () => {
+      await withFreshDatabase(async (url) => {
+        const reports = await Promise.all([migrate(url), migrate(url), migrate(url)]);
+        const appliedNames = reports.flatMap((report) => report.applied);
+        expect(appliedNames.sort()).toEqual(
+          (await readMigrations()).map((file) => file.name).sort(),
+        );
+        const [row] = await query<{ count: string }>(
+          url,
+          `SELECT count(*) FROM "_prisma_migrations"`,
+        );
+        expect(Number(row?.count)).toBe(appliedNames.length);
+      });
+    },
+  );
 
   it("rolls back a failing migration whole and records nothing for it", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "oncepay-migrations-"));
     await cp(MIGRATIONS_DIR, dir, { recursive: true });
     const broken = path.join(dir, "29991231000000_broken");
-    await cp(path.join(MIGRATIONS_DIR, (await readMigrations())[0]!.name), broken, { recursive: true });
-    await writeFile(path.join(broken, "migration.sql"), `CREATE TABLE half_done (id int);\nSELECT * FROM no_such_table;\n`);
+    await cp(path.join(MIGRATIONS_DIR, (await readMigrations())[0]!.name), broken, {
+      recursive: true,
+    });
+    await writeFile(
+      path.join(broken, "migration.sql"),
+      `CREATE TABLE half_done (id int);\nSELECT * FROM no_such_table;\n`,
+    );
 
     await withFreshDatabase(async (url) => {
       await expect(migrate(url, dir)).rejects.toThrow(/29991231000000_broken failed/);
-      const tables = await query<{ table_name: string }>(url, `SELECT table_name FROM information_schema.tables WHERE table_name = 'half_done'`);
+      const tables = await query<{ table_name: string }>(
+        url,
+        `SELECT table_name FROM information_schema.tables WHERE table_name = 'half_done'`,
+      );
       expect(tables).toEqual([]);
-      const names = await query<{ migration_name: string }>(url, `SELECT migration_name FROM "_prisma_migrations"`);
+      const names = await query<{ migration_name: string }>(
+        url,
+        `SELECT migration_name FROM "_prisma_migrations"`,
+      );
       expect(names.map((row) => row.migration_name)).not.toContain("29991231000000_broken");
     });
   });

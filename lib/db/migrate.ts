@@ -29,7 +29,10 @@ export interface MigrationReport {
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFile[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const names = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
@@ -38,7 +41,10 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFil
   );
 }
 
-export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): Promise<MigrationReport> {
+export async function migrate(
+  connectionString: string,
+  dir = MIGRATIONS_DIR,
+): Promise<MigrationReport> {
   const migrations = await readMigrations(dir);
   const client = new pg.Client({ connectionString });
   await client.connect();
@@ -54,7 +60,10 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
   }
 }
 
-async function applyPending(client: pg.Client, migrations: MigrationFile[]): Promise<MigrationReport> {
+async function applyPending(
+  client: pg.Client,
+  migrations: MigrationFile[],
+): Promise<MigrationReport> {
   await client.query(`
     CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
       "id"                  VARCHAR(36) PRIMARY KEY NOT NULL,
@@ -80,7 +89,9 @@ async function applyPending(client: pg.Client, migrations: MigrationFile[]): Pro
       // An applied migration that changed on disk means databases differ in
       // ways no later migration accounts for: stop rather than guess.
       if (recorded !== migration.checksum) {
-        throw new Error(`Migration ${migration.name} was modified after it was applied (checksum differs). Add a new migration instead.`);
+        throw new Error(
+          `Migration ${migration.name} was modified after it was applied (checksum differs). Add a new migration instead.`,
+        );
       }
       continue;
     }
@@ -102,6 +113,8 @@ async function applyOne(client: pg.Client, migration: MigrationFile): Promise<vo
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK");
-    throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+    throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }

@@ -25,17 +25,31 @@ describe("the embedded database under concurrent connections", () => {
   it("answers 200 parameterised queries from 10 connections at once, each with its own rows", async () => {
     const numbers = Array.from({ length: 200 }, (_, i) => i);
     const answers = await Promise.all(
-      numbers.map((n) => pool.query<{ n: number; label: string }>("SELECT $1::int AS n, $2::text AS label", [n, `query-${n}`])),
+      numbers.map((n) =>
+        pool.query<{ n: number; label: string }>("SELECT $1::int AS n, $2::text AS label", [
+          n,
+          `query-${n}`,
+        ]),
+      ),
     );
-    expect(answers.map((answer) => answer.rows[0])).toEqual(numbers.map((n) => ({ n, label: `query-${n}` })));
+    expect(answers.map((answer) => answer.rows[0])).toEqual(
+      numbers.map((n) => ({ n, label: `query-${n}` })),
+    );
   });
 
   it("keeps serving after some of the concurrent queries fail", async () => {
     const numbers = Array.from({ length: 60 }, (_, i) => i);
-    const outcomes = await Promise.allSettled(numbers.map((n) => pool.query<{ n: number }>("SELECT 10 / $1::int AS n", [n % 3])));
+    const outcomes = await Promise.allSettled(
+      numbers.map((n) => pool.query<{ n: number }>("SELECT 10 / $1::int AS n", [n % 3])),
+    );
     outcomes.forEach((outcome, i) => {
-      if (i % 3 === 0) expect(outcome).toMatchObject({ status: "rejected", reason: { code: "22012" } }); // division by zero
-      else expect(outcome).toMatchObject({ status: "fulfilled", value: { rows: [{ n: Math.trunc(10 / (i % 3)) }] } });
+      if (i % 3 === 0)
+        expect(outcome).toMatchObject({ status: "rejected", reason: { code: "22012" } }); // division by zero
+      else
+        expect(outcome).toMatchObject({
+          status: "fulfilled",
+          value: { rows: [{ n: Math.trunc(10 / (i % 3)) }] },
+        });
     });
     expect((await pool.query<{ ok: boolean }>("SELECT true AS ok")).rows).toEqual([{ ok: true }]);
   });
@@ -45,11 +59,17 @@ describe("the embedded database under concurrent connections", () => {
     try {
       await client.query("BEGIN");
       await client.query("CREATE TEMP TABLE probe (n int) ON COMMIT DROP");
-      const others = Promise.all(Array.from({ length: 20 }, (_, n) => pool.query("SELECT $1::int AS n", [n])));
+      const others = Promise.all(
+        Array.from({ length: 20 }, (_, n) => pool.query("SELECT $1::int AS n", [n])),
+      );
       for (let n = 0; n < 20; n++) await client.query("INSERT INTO probe VALUES ($1)", [n]);
-      expect((await client.query<{ total: number }>("SELECT sum(n)::int AS total FROM probe")).rows).toEqual([{ total: 190 }]);
+      expect(
+        (await client.query<{ total: number }>("SELECT sum(n)::int AS total FROM probe")).rows,
+      ).toEqual([{ total: 190 }]);
       await client.query("COMMIT");
-      expect((await others).map((answer) => answer.rows[0])).toEqual(Array.from({ length: 20 }, (_, n) => ({ n })));
+      expect((await others).map((answer) => answer.rows[0])).toEqual(
+        Array.from({ length: 20 }, (_, n) => ({ n })),
+      );
     } finally {
       client.release();
     }

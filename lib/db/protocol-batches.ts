@@ -45,7 +45,9 @@ const BATCH_MESSAGES = new Set([0x50, 0x42, 0x44, 0x45, 0x43, 0x48]); // Parse, 
 export function keepProtocolBatchesTogether(server: PGLiteSocketServer): void {
   const queue = (server as unknown as { queryQueue?: QueryQueue }).queryQueue;
   if (!queue || !Array.isArray(queue.queue) || typeof queue.processQueue !== "function") {
-    throw new Error("pglite-socket's query queue is not where this workaround expects it; check lib/db/protocol-batches.ts against the installed version");
+    throw new Error(
+      "pglite-socket's query queue is not where this workaround expects it; check lib/db/protocol-batches.ts against the installed version",
+    );
   }
   // The connection whose extended-protocol batch is open, if any.
   let batchOwner: number | null = null;
@@ -56,7 +58,8 @@ export function keepProtocolBatchesTogether(server: PGLiteSocketServer): void {
     try {
       while (this.queue.length > 0) {
         const pinned = batchOwner ?? (this.db.isInTransaction() ? this.lastHandlerId : null);
-        const index = pinned === null ? 0 : this.queue.findIndex((item) => item.handlerId === pinned);
+        const index =
+          pinned === null ? 0 : this.queue.findIndex((item) => item.handlerId === pinned);
         if (index === -1) break; // the owner's next message will start the queue again
         const [item] = this.queue.splice(index, 1);
         if (!item) break;

@@ -5,7 +5,10 @@
  * round-trip counter and the pooler test's statement recorder. The client's
  * side opens with a start-up packet that has no type byte (`startupFirst`).
  */
-export function postgresMessageReader(onMessage: (type: number, body: Buffer) => void, { startupFirst = false } = {}): (chunk: Buffer) => void {
+export function postgresMessageReader(
+  onMessage: (type: number, body: Buffer) => void,
+  { startupFirst = false } = {},
+): (chunk: Buffer) => void {
   let pending = Buffer.alloc(0);
   let startedUp = !startupFirst;
   return (chunk) => {

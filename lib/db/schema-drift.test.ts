@@ -3,7 +3,16 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { migrate } from "@/lib/db/migrate";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { AccountKind, KeyState, LabRunKind, LabStrategy, OrderSource, OrderStatus, PaymentStatus, RecoveryPoint } from "@/lib/generated/prisma/enums";
+import {
+  AccountKind,
+  KeyState,
+  LabRunKind,
+  LabStrategy,
+  OrderSource,
+  OrderStatus,
+  PaymentStatus,
+  RecoveryPoint,
+} from "@/lib/generated/prisma/enums";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
 import { readPrismaSchema } from "@/lib/testing/prisma-schema";
 
@@ -28,11 +37,16 @@ interface RuntimeModel {
 
 function expectedColumns(client: PrismaClient): Map<string, string[]> {
   // The generated client carries its data model (names and column mappings).
-  const model = (client as unknown as { _runtimeDataModel: { models: Record<string, RuntimeModel> } })._runtimeDataModel;
+  const model = (
+    client as unknown as { _runtimeDataModel: { models: Record<string, RuntimeModel> } }
+  )._runtimeDataModel;
   return new Map(
     Object.entries(model.models).map(([name, definition]) => [
       definition.dbName ?? name,
-      definition.fields.filter((field) => field.kind !== "object").map((field) => field.dbName ?? field.name).sort(),
+      definition.fields
+        .filter((field) => field.kind !== "object")
+        .map((field) => field.dbName ?? field.name)
+        .sort(),
     ]),
   );
 }
@@ -60,7 +74,8 @@ describe("schema.prisma and the SQL migrations", () => {
             WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
         );
         const actual = new Map<string, string[]>();
-        for (const row of rows) actual.set(row.table_name, [...(actual.get(row.table_name) ?? []), row.column_name]);
+        for (const row of rows)
+          actual.set(row.table_name, [...(actual.get(row.table_name) ?? []), row.column_name]);
         for (const columns of actual.values()) columns.sort();
         expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expectedColumns(client)));
       } finally {
@@ -74,7 +89,11 @@ describe("schema.prisma and the SQL migrations", () => {
       const sql = new pg.Client({ connectionString: url });
       await sql.connect();
       try {
-        const { rows: columns } = await sql.query<{ table_name: string; column_name: string; is_nullable: "YES" | "NO" }>(
+        const { rows: columns } = await sql.query<{
+          table_name: string;
+          column_name: string;
+          is_nullable: "YES" | "NO";
+        }>(
           `SELECT table_name, column_name, is_nullable FROM information_schema.columns
             WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'`,
         );
@@ -90,12 +109,17 @@ describe("schema.prisma and the SQL migrations", () => {
             GROUP BY t.relname, i.indexrelid`,
         );
         const actual = new Map<string, { columns: Record<string, boolean>; uniques: string[] }>();
-        const tableIn = (name: string) => actual.get(name) ?? actual.set(name, { columns: {}, uniques: [] }).get(name)!;
-        for (const row of columns) tableIn(row.table_name).columns[row.column_name] = row.is_nullable === "YES";
+        const tableIn = (name: string) =>
+          actual.get(name) ?? actual.set(name, { columns: {}, uniques: [] }).get(name)!;
+        for (const row of columns)
+          tableIn(row.table_name).columns[row.column_name] = row.is_nullable === "YES";
         for (const row of uniques) tableIn(row.table_name).uniques.push(row.columns);
 
         const expected = new Map(
-          [...readPrismaSchema()].map(([table, shape]) => [table, { columns: Object.fromEntries(shape.columns), uniques: [...shape.uniques].sort() }]),
+          [...readPrismaSchema()].map(([table, shape]) => [
+            table,
+            { columns: Object.fromEntries(shape.columns), uniques: [...shape.uniques].sort() },
+          ]),
         );
         for (const shape of actual.values()) shape.uniques.sort();
         expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
@@ -110,10 +134,16 @@ describe("schema.prisma and the SQL migrations", () => {
       for (const kind of Object.values(AccountKind)) {
         await client.account.create({ data: { tokenHash: kind.padEnd(64, "0"), kind } });
       }
-      const account = await client.account.findUniqueOrThrow({ where: { tokenHash: "api".padEnd(64, "0") } });
+      const account = await client.account.findUniqueOrThrow({
+        where: { tokenHash: "api".padEnd(64, "0") },
+      });
       expect(account.createdAt).toBeInstanceOf(Date);
-      const demo = await client.demoSettings.create({ data: { accountId: account.id, networkDelayMs: 1500, loseResponse: true } });
-      expect(await client.demoSettings.findUniqueOrThrow({ where: { accountId: account.id } })).toEqual(demo);
+      const demo = await client.demoSettings.create({
+        data: { accountId: account.id, networkDelayMs: 1500, loseResponse: true },
+      });
+      expect(
+        await client.demoSettings.findUniqueOrThrow({ where: { accountId: account.id } }),
+      ).toEqual(demo);
 
       const now = new Date();
       const keys = [];
@@ -150,21 +180,59 @@ describe("schema.prisma and the SQL migrations", () => {
       expect(await client.idempotencyKey.findUniqueOrThrow({ where: { id: key.id } })).toEqual(key);
 
       for (const [index, source] of Object.values(OrderSource).entries()) {
-        const order = await client.order.create({ data: { accountId: account.id, source, idemKey: `key-${index}`, cartId: `cart-${index}`, status: "paid", currency: "usd", totalAmount: 1 } });
+        const order = await client.order.create({
+          data: {
+            accountId: account.id,
+            source,
+            idemKey: `key-${index}`,
+            cartId: `cart-${index}`,
+            status: "paid",
+            currency: "usd",
+            totalAmount: 1,
+          },
+        });
         expect(await client.order.findUniqueOrThrow({ where: { id: order.id } })).toEqual(order);
       }
 
       for (const strategy of Object.values(LabStrategy)) {
         for (const kind of Object.values(LabRunKind)) {
-          const storm = await client.labStorm.create({ data: { accountId: account.id, strategy, kind, size: 10, idemKey: strategy === "no_key" ? null : `storm-${strategy}`, cartId: `cart_${strategy}_${kind}` } });
-          expect(await client.labStorm.findUniqueOrThrow({ where: { id: storm.id } })).toEqual(storm);
+          const storm = await client.labStorm.create({
+            data: {
+              accountId: account.id,
+              strategy,
+              kind,
+              size: 10,
+              idemKey: strategy === "no_key" ? null : `storm-${strategy}`,
+              cartId: `cart_${strategy}_${kind}`,
+            },
+          });
+          expect(await client.labStorm.findUniqueOrThrow({ where: { id: storm.id } })).toEqual(
+            storm,
+          );
         }
       }
-      const labKey = { accountId: account.id, idemKey: "lab-key", responseStatus: 201, responseBody: { id: "order" } };
-      const unconstrained = [await client.labCheckThenInsertKey.create({ data: labKey }), await client.labCheckThenInsertKey.create({ data: labKey })];
-      expect(await client.labCheckThenInsertKey.findMany({ where: { idemKey: "lab-key" }, orderBy: { createdAt: "asc" } })).toEqual(expect.arrayContaining(unconstrained));
+      const labKey = {
+        accountId: account.id,
+        idemKey: "lab-key",
+        responseStatus: 201,
+        responseBody: { id: "order" },
+      };
+      const unconstrained = [
+        await client.labCheckThenInsertKey.create({ data: labKey }),
+        await client.labCheckThenInsertKey.create({ data: labKey }),
+      ];
+      expect(
+        await client.labCheckThenInsertKey.findMany({
+          where: { idemKey: "lab-key" },
+          orderBy: { createdAt: "asc" },
+        }),
+      ).toEqual(expect.arrayContaining(unconstrained));
       const lateClaim = await client.labClaimAfterChargeKey.create({ data: labKey });
-      expect(await client.labClaimAfterChargeKey.findUniqueOrThrow({ where: { accountId_idemKey: { accountId: account.id, idemKey: "lab-key" } } })).toEqual(lateClaim);
+      expect(
+        await client.labClaimAfterChargeKey.findUniqueOrThrow({
+          where: { accountId_idemKey: { accountId: account.id, idemKey: "lab-key" } },
+        }),
+      ).toEqual(lateClaim);
 
       for (const status of Object.values(OrderStatus)) {
         const order = await client.order.create({
@@ -197,7 +265,10 @@ describe("schema.prisma and the SQL migrations", () => {
             },
           });
         }
-        const loaded = await client.order.findUniqueOrThrow({ where: { id: order.id }, include: { items: true, payment: true, idempotencyKey: true, account: true } });
+        const loaded = await client.order.findUniqueOrThrow({
+          where: { id: order.id },
+          include: { items: true, payment: true, idempotencyKey: true, account: true },
+        });
         expect(loaded.items).toEqual(order.items);
         expect(loaded.payment?.providerPaymentId).toBe("pi_succeeded");
         expect(loaded.idempotencyKey?.id).toBe(key.id);
@@ -207,15 +278,33 @@ describe("schema.prisma and the SQL migrations", () => {
 
   it("keep orders and payments when their key is deleted (the link becomes null)", async () => {
     await withMigratedClient(async (client) => {
-      const account = await client.account.create({ data: { tokenHash: "k".repeat(64), kind: "api" } });
+      const account = await client.account.create({
+        data: { tokenHash: "k".repeat(64), kind: "api" },
+      });
       const key = await client.idempotencyKey.create({
-        data: { accountId: account.id, idemKey: "k", requestMethod: "POST", requestPath: "/api/orders", fingerprint: "f".repeat(64), expiresAt: new Date() },
+        data: {
+          accountId: account.id,
+          idemKey: "k",
+          requestMethod: "POST",
+          requestPath: "/api/orders",
+          fingerprint: "f".repeat(64),
+          expiresAt: new Date(),
+        },
       });
       const order = await client.order.create({
-        data: { accountId: account.id, idempotencyKeyId: key.id, cartId: "c", status: "paid", currency: "usd", totalAmount: 1 },
+        data: {
+          accountId: account.id,
+          idempotencyKeyId: key.id,
+          cartId: "c",
+          status: "paid",
+          currency: "usd",
+          totalAmount: 1,
+        },
       });
       await client.idempotencyKey.delete({ where: { id: key.id } });
-      expect((await client.order.findUniqueOrThrow({ where: { id: order.id } })).idempotencyKeyId).toBeNull();
+      expect(
+        (await client.order.findUniqueOrThrow({ where: { id: order.id } })).idempotencyKeyId,
+      ).toBeNull();
     });
   });
 });

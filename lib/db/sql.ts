@@ -13,7 +13,10 @@ export const rawSql = Prisma.raw;
 
 /** What runs a statement: the pool, one connection of it in a transaction, or the pool with its statements prepared (lib/db/statements.ts). */
 export interface Queryable {
-  query<Row extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>;
+  query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<Row>>;
 }
 
 /**
@@ -60,16 +63,27 @@ export function gatedTogether<Questions extends Record<string, GatedQuery<unknow
   questions: Questions,
 ): GatedQuery<{ [Name in keyof Questions]: ReturnType<Questions[Name]["read"]> }> {
   const names = Object.keys(questions);
-  const ctes = names.map((name) => questions[name]!.ctes).filter((part): part is GatedRows => part !== undefined);
+  const ctes = names
+    .map((name) => questions[name]!.ctes)
+    .filter((part): part is GatedRows => part !== undefined);
   return {
-    ctes: ctes.length === 0 ? undefined : (gate) => Prisma.join(ctes.map((part) => part(gate)), ", "),
+    ctes:
+      ctes.length === 0
+        ? undefined
+        : (gate) =>
+            Prisma.join(
+              ctes.map((part) => part(gate)),
+              ", ",
+            ),
     answer: sql`jsonb_build_object(${Prisma.join(
       names.map((name) => sql`${name}::text, ${questions[name]!.answer}`),
       ", ",
     )})`,
     read(answer) {
       const fields = (answer ?? {}) as Record<string, unknown>;
-      return Object.fromEntries(names.map((name) => [name, questions[name]!.read(fields[name] ?? null)])) as never;
+      return Object.fromEntries(
+        names.map((name) => [name, questions[name]!.read(fields[name] ?? null)]),
+      ) as never;
     },
   };
 }

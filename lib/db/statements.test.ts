@@ -23,9 +23,10 @@ const newTag = () => `/* ${randomUUID()} */`;
 
 const preparedOn = async (pool: pg.Pool, tag: string) =>
   (
-    await pool.query<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'oncepay_%' AND strpos(statement, $1) > 0`, [
-      tag,
-    ])
+    await pool.query<{ name: string; statement: string }>(
+      `SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'oncepay_%' AND strpos(statement, $1) > 0`,
+      [tag],
+    )
   ).rows;
 
 describe("statements on a direct connection (prepared)", () => {
@@ -35,10 +36,15 @@ describe("statements on a direct connection (prepared)", () => {
     const tag = newTag();
     const text = `SELECT $1::int + 1 AS next ${tag}`;
 
-    const answers = [await statements.query<{ next: number }>(text, [1]), await statements.query<{ next: number }>(text, [41])];
+    const answers = [
+      await statements.query<{ next: number }>(text, [1]),
+      await statements.query<{ next: number }>(text, [41]),
+    ];
 
     expect(answers.map((answer) => answer.rows[0]!.next)).toEqual([2, 42]);
-    expect(await preparedOn(pool, tag)).toEqual([{ name: expect.stringMatching(/^oncepay_/), statement: text }]);
+    expect(await preparedOn(pool, tag)).toEqual([
+      { name: expect.stringMatching(/^oncepay_/), statement: text },
+    ]);
   });
 
   it("gives two texts two names", async () => {
@@ -54,7 +60,8 @@ describe("statements on a direct connection (prepared)", () => {
     const pool = poolOfOne();
     const statements = statementsOn(pool, "prepared");
     const tag = newTag();
-    for (let distinct = 0; distinct < 250; distinct += 1) await statements.query(`SELECT ${distinct} AS n ${tag}`);
+    for (let distinct = 0; distinct < 250; distinct += 1)
+      await statements.query(`SELECT ${distinct} AS n ${tag}`);
     expect((await preparedOn(pool, tag)).length).toBe(200);
     expect((await statements.query<{ n: number }>(`SELECT 249 AS n ${tag}`)).rows[0]!.n).toBe(249);
   });

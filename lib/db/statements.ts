@@ -38,7 +38,9 @@ export function statementsOn(pool: pg.Pool, mode: StatementMode): Queryable {
   return {
     query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]) {
       const name = nameOf(text);
-      return name === undefined ? pool.query<Row>(text, values) : pool.query<Row>({ name, text, values });
+      return name === undefined
+        ? pool.query<Row>(text, values)
+        : pool.query<Row>({ name, text, values });
     },
   };
 }

@@ -9,7 +9,10 @@ import type pg from "pg";
  */
 export type Transaction = pg.PoolClient;
 
-export async function inTransaction<T>(pool: pg.Pool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (tx: Transaction) => Promise<T>,
+): Promise<T> {
   const tx = await pool.connect();
   try {
     await tx.query("BEGIN");
@@ -22,7 +25,8 @@ export async function inTransaction<T>(pool: pg.Pool, work: (tx: Transaction) =>
     // than hand it back to the pool.
     const broken = await tx.query("ROLLBACK").then(
       () => undefined,
-      (rollbackError: unknown) => (rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
+      (rollbackError: unknown) =>
+        rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
     );
     tx.release(broken);
     throw error;

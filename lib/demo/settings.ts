@@ -29,7 +29,10 @@ export const demoSettingsSchema = z.object({
   loseResponse: z.boolean(),
 });
 
-export const NO_DEMO_FAULTS: DemoSettings = Object.freeze({ networkDelayMs: 0, loseResponse: false });
+export const NO_DEMO_FAULTS: DemoSettings = Object.freeze({
+  networkDelayMs: 0,
+  loseResponse: false,
+});
 
 export function demoFaultsEnabled(): boolean {
   return serverEnv().DEMO_FAULTS === "on";
@@ -41,13 +44,21 @@ export function demoFaultsEnabled(): boolean {
  * off here" from any other refusal. `detail` says what was refused.
  */
 export function demoFaultsDisabledResponse(detail: string): Response {
-  return problemResponse({ type: problemType("demo-faults-disabled"), title: "Demo faults are disabled", status: 403, detail });
+  return problemResponse({
+    type: problemType("demo-faults-disabled"),
+    title: "Demo faults are disabled",
+    status: 403,
+    detail,
+  });
 }
 
 /** The account's settings; always none when demo faults are off (no database read then). */
 export async function demoSettingsFor(db: PrismaClient, accountId: string): Promise<DemoSettings> {
   if (!demoFaultsEnabled()) return NO_DEMO_FAULTS;
-  const row = await db.demoSettings.findUnique({ where: { accountId }, select: { networkDelayMs: true, loseResponse: true } });
+  const row = await db.demoSettings.findUnique({
+    where: { accountId },
+    select: { networkDelayMs: true, loseResponse: true },
+  });
   return row ?? NO_DEMO_FAULTS;
 }
 
@@ -69,7 +80,11 @@ export function demoSettingsQuery(accountId: string): GatedQuery<DemoSettings> {
 
 const DEMO_ROW = rawSql("demo_settings_row");
 
-export async function saveDemoSettings(db: PrismaClient, accountId: string, settings: DemoSettings): Promise<DemoSettings> {
+export async function saveDemoSettings(
+  db: PrismaClient,
+  accountId: string,
+  settings: DemoSettings,
+): Promise<DemoSettings> {
   return db.demoSettings.upsert({
     where: { accountId },
     create: { accountId, ...settings },
@@ -84,6 +99,9 @@ export async function saveDemoSettings(db: PrismaClient, accountId: string, sett
  */
 export async function takeLostResponse(db: PrismaClient, accountId: string): Promise<boolean> {
   if (!demoFaultsEnabled()) return false;
-  const { count } = await db.demoSettings.updateMany({ where: { accountId, loseResponse: true }, data: { loseResponse: false } });
+  const { count } = await db.demoSettings.updateMany({
+    where: { accountId, loseResponse: true },
+    data: { loseResponse: false },
+  });
   return count === 1;
 }

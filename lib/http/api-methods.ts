@@ -9,7 +9,10 @@ import { problemResponse, problemType } from "@/lib/http/problem";
 export const API_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type ApiMethod = (typeof API_METHODS)[number];
 
-export type Handler<Rest extends unknown[]> = (request: Request, ...rest: Rest) => Promise<Response>;
+export type Handler<Rest extends unknown[]> = (
+  request: Request,
+  ...rest: Rest
+) => Promise<Response>;
 
 export function allowHeader(served: readonly ApiMethod[]): string {
   return [...served, ...(served.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
@@ -17,7 +20,12 @@ export function allowHeader(served: readonly ApiMethod[]): string {
 
 export function methodNotAllowed(method: string, served: readonly ApiMethod[]): Response {
   return problemResponse(
-    { type: problemType("method-not-allowed"), title: "Method not allowed", status: 405, detail: `This endpoint does not answer ${method}. It answers ${allowHeader(served)}.` },
+    {
+      type: problemType("method-not-allowed"),
+      title: "Method not allowed",
+      status: 405,
+      detail: `This endpoint does not answer ${method}. It answers ${allowHeader(served)}.`,
+    },
     { Allow: allowHeader(served) },
   );
 }

@@ -1,5 +1,11 @@
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { API_METHODS, methodNotAllowed, optionsResponse, type ApiMethod, type Handler } from "@/lib/http/api-methods";
+import {
+  API_METHODS,
+  methodNotAllowed,
+  optionsResponse,
+  type ApiMethod,
+  type Handler,
+} from "@/lib/http/api-methods";
 import { IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER } from "@/lib/http/headers";
 import { requestIdFor } from "@/lib/http/request-id";
 import { serverProblemResponse } from "@/lib/http/server-problems";
@@ -34,7 +40,10 @@ async function handleLogged<Rest extends unknown[]>(
     response = await handler(request, ...rest);
   } catch (error) {
     const unavailable = isDatabaseUnavailable(error);
-    log.error(unavailable ? "http.database_unavailable" : "http.unhandled_error", errorFields(error));
+    log.error(
+      unavailable ? "http.database_unavailable" : "http.unhandled_error",
+      errorFields(error),
+    );
     response = serverProblemResponse(unavailable ? "database-unavailable" : "internal-error");
   }
   response.headers.set(REQUEST_ID_HEADER, requestId);
@@ -64,10 +73,14 @@ type RouteMethods<Rest extends unknown[]> = Record<ApiMethod | "OPTIONS", Handle
  *
  * HEAD is left to Next.js, which answers it from GET (so a 405 where GET is one).
  */
-export function apiMethods<Rest extends unknown[]>(served: Partial<Record<ApiMethod, Handler<Rest>>>): RouteMethods<Rest> {
+export function apiMethods<Rest extends unknown[]>(
+  served: Partial<Record<ApiMethod, Handler<Rest>>>,
+): RouteMethods<Rest> {
   const names = API_METHODS.filter((method) => served[method] !== undefined);
   const notServed: Handler<Rest> = async (...[request]) => methodNotAllowed(request.method, names);
-  const route = Object.fromEntries(API_METHODS.map((method) => [method, apiRoute(served[method] ?? notServed)])) as Record<ApiMethod, Handler<Rest>>;
+  const route = Object.fromEntries(
+    API_METHODS.map((method) => [method, apiRoute(served[method] ?? notServed)]),
+  ) as Record<ApiMethod, Handler<Rest>>;
   const options: Handler<Rest> = async () => optionsResponse(names);
   return { ...route, OPTIONS: apiRoute(options) };
 }

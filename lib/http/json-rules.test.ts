@@ -10,7 +10,12 @@ function nested(depth: number): unknown {
 
 describe("checkJsonRules", () => {
   it("accepts an ordinary checkout body, unicode and all", () => {
-    const body = { cartId: "cart_ü☕", items: [{ sku: "mug-ceramic-350", quantity: 2 }], note: "emoji 🙂 ok", n: -1.5e300 };
+    const body = {
+      cartId: "cart_ü☕",
+      items: [{ sku: "mug-ceramic-350", quantity: 2 }],
+      note: "emoji 🙂 ok",
+      n: -1.5e300,
+    };
     expect(checkJsonRules(body)).toBeNull();
     expect(() => canonicalJson(body)).not.toThrow();
   });
@@ -36,8 +41,14 @@ describe("checkJsonRules", () => {
   });
 
   it("refuses a number that overflows to Infinity", () => {
-    expect(checkJsonRules(JSON.parse('{"x":[1e400]}'))).toMatchObject({ rule: "non-finite-number", path: ".x[0]" });
-    expect(checkJsonRules(JSON.parse("-1e400"))).toMatchObject({ rule: "non-finite-number", path: "" });
+    expect(checkJsonRules(JSON.parse('{"x":[1e400]}'))).toMatchObject({
+      rule: "non-finite-number",
+      path: ".x[0]",
+    });
+    expect(checkJsonRules(JSON.parse("-1e400"))).toMatchObject({
+      rule: "non-finite-number",
+      path: "",
+    });
   });
 
   it(`accepts ${MAX_JSON_DEPTH} levels of nesting and refuses one more`, () => {

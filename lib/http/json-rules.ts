@@ -21,10 +21,16 @@
 // where any code path that walks the value runs out of stack.
 export const MAX_JSON_DEPTH = 32;
 
-export type JsonRuleViolation = { rule: "nul-character" | "lone-surrogate" | "non-finite-number" | "too-deep"; path: string; detail: string };
+export type JsonRuleViolation = {
+  rule: "nul-character" | "lone-surrogate" | "non-finite-number" | "too-deep";
+  path: string;
+  detail: string;
+};
 
 export function checkJsonRules(value: unknown): JsonRuleViolation | null {
-  const pending: { value: unknown; path: string; depth: number }[] = [{ value, path: "", depth: 0 }];
+  const pending: { value: unknown; path: string; depth: number }[] = [
+    { value, path: "", depth: 0 },
+  ];
   while (pending.length > 0) {
     const { value: current, path, depth } = pending.pop()!;
     if (typeof current === "string") {
@@ -32,14 +38,24 @@ export function checkJsonRules(value: unknown): JsonRuleViolation | null {
       if (problem) return problem;
     } else if (typeof current === "number") {
       if (!Number.isFinite(current)) {
-        return { rule: "non-finite-number", path, detail: `The number at ${where(path)} is too large to represent (JSON numbers must be finite).` };
+        return {
+          rule: "non-finite-number",
+          path,
+          detail: `The number at ${where(path)} is too large to represent (JSON numbers must be finite).`,
+        };
       }
     } else if (typeof current === "object" && current !== null) {
       if (depth >= MAX_JSON_DEPTH) {
-        return { rule: "too-deep", path, detail: `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (at ${where(path)}).` };
+        return {
+          rule: "too-deep",
+          path,
+          detail: `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep (at ${where(path)}).`,
+        };
       }
       if (Array.isArray(current)) {
-        current.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }));
+        current.forEach((item, index) =>
+          pending.push({ value: item, path: `${path}[${index}]`, depth: depth + 1 }),
+        );
       } else {
         for (const [key, item] of Object.entries(current)) {
           const childPath = `${path}.${printable(key)}`;
@@ -53,10 +69,25 @@ export function checkJsonRules(value: unknown): JsonRuleViolation | null {
   return null;
 }
 
-function stringProblem(text: string, path: string, what: "string" | "key"): JsonRuleViolation | null {
-  const subject = what === "key" ? `The object key at ${where(path)}` : `The string at ${where(path)}`;
-  if (text.includes("\u0000")) return { rule: "nul-character", path, detail: `${subject} contains U+0000 (NUL), which cannot be stored.` };
-  if (!text.isWellFormed()) return { rule: "lone-surrogate", path, detail: `${subject} contains a lone UTF-16 surrogate (such as \\ud800), which is not text.` };
+function stringProblem(
+  text: string,
+  path: string,
+  what: "string" | "key",
+): JsonRuleViolation | null {
+  const subject =
+    what === "key" ? `The object key at ${where(path)}` : `The string at ${where(path)}`;
+  if (text.includes("\u0000"))
+    return {
+      rule: "nul-character",
+      path,
+      detail: `${subject} contains U+0000 (NUL), which cannot be stored.`,
+    };
+  if (!text.isWellFormed())
+    return {
+      rule: "lone-surrogate",
+      path,
+      detail: `${subject} contains a lone UTF-16 surrogate (such as \\ud800), which is not text.`,
+    };
   return null;
 }
 

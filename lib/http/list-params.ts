@@ -20,19 +20,35 @@ export interface QueryError {
   message: string;
 }
 
-export type ListParamsResult = { ok: true; params: ListParams } | { ok: false; errors: QueryError[] };
+export type ListParamsResult =
+  { ok: true; params: ListParams } | { ok: false; errors: QueryError[] };
 
-export function parseListParams(url: URL, limits: { defaultLimit: number; maxLimit: number }): ListParamsResult {
+export function parseListParams(
+  url: URL,
+  limits: { defaultLimit: number; maxLimit: number },
+): ListParamsResult {
   const errors: QueryError[] = [];
   for (const name of new Set(url.searchParams.keys())) {
-    if (!ALLOWED.has(name)) errors.push({ path: name, message: `unknown parameter (this list takes ${[...ALLOWED].join(" and ")})` });
-    else if (url.searchParams.getAll(name).length > 1) errors.push({ path: name, message: "given more than once" });
+    if (!ALLOWED.has(name))
+      errors.push({
+        path: name,
+        message: `unknown parameter (this list takes ${[...ALLOWED].join(" and ")})`,
+      });
+    else if (url.searchParams.getAll(name).length > 1)
+      errors.push({ path: name, message: "given more than once" });
   }
   const limitText = url.searchParams.get("limit");
-  const limit = limitText === null ? limits.defaultLimit : /^\d{1,4}$/.test(limitText) ? Number(limitText) : NaN;
-  if (!(limit >= 1 && limit <= limits.maxLimit)) errors.push({ path: "limit", message: `must be a whole number from 1 to ${limits.maxLimit}` });
+  const limit =
+    limitText === null
+      ? limits.defaultLimit
+      : /^\d{1,4}$/.test(limitText)
+        ? Number(limitText)
+        : NaN;
+  if (!(limit >= 1 && limit <= limits.maxLimit))
+    errors.push({ path: "limit", message: `must be a whole number from 1 to ${limits.maxLimit}` });
   const startingAfter = url.searchParams.get("starting_after") ?? undefined;
-  if (startingAfter !== undefined && !isUuid(startingAfter)) errors.push({ path: "starting_after", message: "must be the id of an item of this list" });
+  if (startingAfter !== undefined && !isUuid(startingAfter))
+    errors.push({ path: "starting_after", message: "must be the id of an item of this list" });
 
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, params: { limit, ...(startingAfter !== undefined && { startingAfter }) } };
@@ -43,5 +59,11 @@ export function describeQueryErrors(errors: QueryError[]): string {
 }
 
 export function invalidQuery(errors: QueryError[]): Response {
-  return problemResponse({ type: problemType("invalid-query"), title: "Invalid query parameters", status: 400, detail: describeQueryErrors(errors), errors });
+  return problemResponse({
+    type: problemType("invalid-query"),
+    title: "Invalid query parameters",
+    status: 400,
+    detail: describeQueryErrors(errors),
+    errors,
+  });
 }

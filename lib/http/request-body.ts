@@ -9,18 +9,38 @@ export const MAX_BODY_BYTES = 16 * 1024;
 
 export type BodyReadResult =
   | { ok: true; json: unknown }
-  | { ok: false; reason: "unsupported-media-type" | "body-too-large" | "body-incomplete" | "malformed-json" | "unacceptable-json"; detail: string };
+  | {
+      ok: false;
+      reason:
+        | "unsupported-media-type"
+        | "body-too-large"
+        | "body-incomplete"
+        | "malformed-json"
+        | "unacceptable-json";
+      detail: string;
+    };
 
-export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES): Promise<BodyReadResult> {
+export async function readJsonBody(
+  request: Request,
+  limitBytes = MAX_BODY_BYTES,
+): Promise<BodyReadResult> {
   if (!isJsonContentType(request.headers.get("content-type"))) {
-    return { ok: false, reason: "unsupported-media-type", detail: "Send the body as JSON with Content-Type: application/json." };
+    return {
+      ok: false,
+      reason: "unsupported-media-type",
+      detail: "Send the body as JSON with Content-Type: application/json.",
+    };
   }
   // The server decodes no content coding. Reading gzip's bytes as JSON would
   // refuse a real compressed body as "not UTF-8", and accept a plain one
   // labelled gzip that anything in front of us that does decode would read
   // differently; RFC 9110 (15.5.16) makes either a 415.
   if (!isIdentityCoding(request.headers.get("content-encoding"))) {
-    return { ok: false, reason: "unsupported-media-type", detail: "Send the body uncompressed, without a Content-Encoding." };
+    return {
+      ok: false,
+      reason: "unsupported-media-type",
+      detail: "Send the body uncompressed, without a Content-Encoding.",
+    };
   }
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limitBytes) {
@@ -33,7 +53,11 @@ export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES
     // The client went away mid-upload. Nothing was read, so nothing was
     // claimed; it is the client's doing, not an outage, and not worth more
     // than the request's own log line.
-    return { ok: false, reason: "body-incomplete", detail: "The request body broke off before it ended. Send it again with the same key." };
+    return {
+      ok: false,
+      reason: "body-incomplete",
+      detail: "The request body broke off before it ended. Send it again with the same key.",
+    };
   }
   if (bytes === null) return tooLarge(limitBytes);
 
@@ -47,7 +71,11 @@ export async function readJsonBody(request: Request, limitBytes = MAX_BODY_BYTES
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: "malformed-json", detail: `The body is not valid JSON: ${(error as Error).message}` };
+    return {
+      ok: false,
+      reason: "malformed-json",
+      detail: `The body is not valid JSON: ${(error as Error).message}`,
+    };
   }
   const violation = checkJsonRules(json);
   if (violation) return { ok: false, reason: "unacceptable-json", detail: violation.detail };
@@ -65,7 +93,11 @@ function isIdentityCoding(value: string | null): boolean {
 }
 
 function tooLarge(limitBytes: number) {
-  return { ok: false as const, reason: "body-too-large" as const, detail: `The body must be at most ${limitBytes} bytes.` };
+  return {
+    ok: false as const,
+    reason: "body-too-large" as const,
+    detail: `The body must be at most ${limitBytes} bytes.`,
+  };
 }
 
 /** The body's bytes, or null as soon as it grows past the limit. */

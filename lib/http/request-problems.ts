@@ -9,13 +9,21 @@ import { problemResponse, problemType } from "@/lib/http/problem";
  * demo settings, the lab) answer with them directly.
  */
 export const REQUEST_PROBLEMS = {
-  "unauthenticated": { status: 401, slug: "unauthenticated", title: "Authentication required" },
+  unauthenticated: { status: 401, slug: "unauthenticated", title: "Authentication required" },
   "cross-site": { status: 403, slug: "cross-site-request", title: "Cross-site request refused" },
-  "unsupported-media-type": { status: 415, slug: "unsupported-media-type", title: "Unsupported media type" },
+  "unsupported-media-type": {
+    status: 415,
+    slug: "unsupported-media-type",
+    title: "Unsupported media type",
+  },
   "body-too-large": { status: 413, slug: "body-too-large", title: "Request body too large" },
   "body-incomplete": { status: 400, slug: "body-incomplete", title: "Request body incomplete" },
   "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },
-  "unacceptable-json": { status: 400, slug: "unacceptable-json", title: "JSON the server does not accept" },
+  "unacceptable-json": {
+    status: 400,
+    slug: "unacceptable-json",
+    title: "JSON the server does not accept",
+  },
   "invalid-body": { status: 400, slug: "invalid-body", title: "Invalid request body" },
   "rate-limited": { status: 429, slug: "rate-limited", title: "Too many requests" },
 } as const satisfies Record<string, { status: number; slug: string; title: string }>;
@@ -30,16 +38,34 @@ export interface FieldError {
   message: string;
 }
 
-export function requestProblemResponse(kind: Exclude<RequestProblemKind, "invalid-body" | "rate-limited">, detail: string): Response;
-export function requestProblemResponse(kind: "invalid-body", detail: string, errors: FieldError[]): Response;
-export function requestProblemResponse(kind: RequestProblemKind, detail: string, errors?: FieldError[]): Response {
+export function requestProblemResponse(
+  kind: Exclude<RequestProblemKind, "invalid-body" | "rate-limited">,
+  detail: string,
+): Response;
+export function requestProblemResponse(
+  kind: "invalid-body",
+  detail: string,
+  errors: FieldError[],
+): Response;
+export function requestProblemResponse(
+  kind: RequestProblemKind,
+  detail: string,
+  errors?: FieldError[],
+): Response {
   const { status, slug, title } = REQUEST_PROBLEMS[kind];
-  const headers: Record<string, string> = kind === "unauthenticated" ? { [WWW_AUTHENTICATE_HEADER]: WWW_AUTHENTICATE } : {};
-  return problemResponse({ type: problemType(slug), title, status, detail, ...(errors && { errors }) }, headers);
+  const headers: Record<string, string> =
+    kind === "unauthenticated" ? { [WWW_AUTHENTICATE_HEADER]: WWW_AUTHENTICATE } : {};
+  return problemResponse(
+    { type: problemType(slug), title, status, detail, ...(errors && { errors }) },
+    headers,
+  );
 }
 
 /** 429: the caller sent more than its limit allows; Retry-After says when the window ends. */
 export function rateLimitedResponse(detail: string, retryAfterSeconds: number): Response {
   const { status, slug, title } = REQUEST_PROBLEMS["rate-limited"];
-  return problemResponse({ type: problemType(slug), title, status, detail }, { [RETRY_AFTER_HEADER]: String(retryAfterSeconds) });
+  return problemResponse(
+    { type: problemType(slug), title, status, detail },
+    { [RETRY_AFTER_HEADER]: String(retryAfterSeconds) },
+  );
 }

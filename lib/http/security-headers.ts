@@ -24,7 +24,10 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
  * Next.js set style attributes, and a style cannot pay. Development adds
  * what the dev server's hot reload needs (eval and its websocket).
  */
-export function contentSecurityPolicy(nonce: string, { development }: { development: boolean }): string {
+export function contentSecurityPolicy(
+  nonce: string,
+  { development }: { development: boolean },
+): string {
   const directives = [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,

@@ -7,13 +7,20 @@ describe("serverProblemResponse", () => {
     expect(response.status).toBe(503);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(response.headers.get("retry-after")).toBe("2");
-    expect(await response.json()).toMatchObject({ type: "urn:oncepay:problem:database-unavailable", status: 503 });
+    expect(await response.json()).toMatchObject({
+      type: "urn:oncepay:problem:database-unavailable",
+      status: 503,
+    });
   });
 
   it("answers anything else with a 500 that invites no particular wait", async () => {
     const response = serverProblemResponse("internal-error");
     expect(response.status).toBe(500);
     expect(response.headers.get("retry-after")).toBeNull();
-    expect(await response.json()).toMatchObject({ type: "urn:oncepay:problem:internal-error", status: 500, title: "Internal server error" });
+    expect(await response.json()).toMatchObject({
+      type: "urn:oncepay:problem:internal-error",
+      status: 500,
+      title: "Internal server error",
+    });
   });
 });

@@ -8,7 +8,11 @@ import { problemResponse, problemType } from "@/lib/http/problem";
  * the same rows (with details that speak of the key).
  */
 export const SERVER_PROBLEMS = {
-  "database-unavailable": { status: 503, slug: "database-unavailable", title: "Service temporarily unavailable" },
+  "database-unavailable": {
+    status: 503,
+    slug: "database-unavailable",
+    title: "Service temporarily unavailable",
+  },
   "internal-error": { status: 500, slug: "internal-error", title: "Internal server error" },
 } as const satisfies Record<string, { status: number; slug: string; title: string }>;
 
@@ -26,6 +30,11 @@ const DETAILS: Record<ServerProblemKind, string> = {
 export function serverProblemResponse(kind: ServerProblemKind): Response {
   const { status, slug, title } = SERVER_PROBLEMS[kind];
   const headers: Record<string, string> =
-    kind === "database-unavailable" ? { [RETRY_AFTER_HEADER]: String(DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS) } : {};
-  return problemResponse({ type: problemType(slug), title, status, detail: DETAILS[kind] }, headers);
+    kind === "database-unavailable"
+      ? { [RETRY_AFTER_HEADER]: String(DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS) }
+      : {};
+  return problemResponse(
+    { type: problemType(slug), title, status, detail: DETAILS[kind] },
+    headers,
+  );
 }

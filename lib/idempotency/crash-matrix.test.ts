@@ -51,7 +51,10 @@ const summary: Record<string, PointSummary> = {};
 
 async function start(): Promise<AppServer> {
   // CRASH_FAULTS: the crash-* faults kill the server, so no other server of the tests (or of npm start) allows them.
-  return startAppServer({ env: { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS), CRASH_FAULTS: "on" }, embeddedDataDir: dataDir });
+  return startAppServer({
+    env: { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS), CRASH_FAULTS: "on" },
+    embeddedDataDir: dataDir,
+  });
 }
 
 beforeAll(async () => {
@@ -63,10 +66,16 @@ afterAll(async () => {
   await server?.stop();
   await rm(path.dirname(dataDir), { recursive: true, force: true });
   const tally = (values: string[]) =>
-    Object.entries(values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {}))
+    Object.entries(
+      values.reduce<Record<string, number>>(
+        (counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }),
+        {},
+      ),
+    )
       .map(([value, count]) => `${count}× ${value}`)
       .join("; ");
-  const header = "crash point          key left at      runs  dup. orders  lost orders  dup. charges  stuck keys  the client's retries saw";
+  const header =
+    "crash point          key left at      runs  dup. orders  lost orders  dup. charges  stuck keys  the client's retries saw";
   const rows = Object.entries(summary).map(([point, s]) =>
     [
       point.padEnd(20),
@@ -83,68 +92,115 @@ afterAll(async () => {
 });
 
 /** What a careful client does: retry the same key, honouring Retry-After, until a definite answer. */
-async function retryUntilAnswered(token: string, key: string, body: string): Promise<{ response: Response; text: string; statuses: number[] }> {
+async function retryUntilAnswered(
+  token: string,
+  key: string,
+  body: string,
+): Promise<{ response: Response; text: string; statuses: number[] }> {
   const deadline = Date.now() + RETRY_BUDGET_MS;
   const statuses: number[] = [];
   for (;;) {
-    const { response, text } = await postOrder({ baseUrl: server.baseUrl, token, key, rawBody: body });
+    const { response, text } = await postOrder({
+      baseUrl: server.baseUrl,
+      token,
+      key,
+      rawBody: body,
+    });
     statuses.push(response.status);
     if (response.status !== 409 && response.status < 500) return { response, text, statuses };
-    if (Date.now() > deadline) throw new Error(`No answer within ${RETRY_BUDGET_MS} ms; last status ${response.status}: ${text}`);
-    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000));
+    if (Date.now() > deadline)
+      throw new Error(
+        `No answer within ${RETRY_BUDGET_MS} ms; last status ${response.status}: ${text}`,
+      );
+    await new Promise((resolve) =>
+      setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000),
+    );
   }
 }
 
 describe.each(CRASH_POINTS)("killed at %s", (point, recoveryPoint) => {
-  it(`ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}`, { timeout: RUNS_PER_POINT * TIME_PER_RUN_MS }, async () => {
-    const record: PointSummary = (summary[point] = { recoveryPoint, runs: 0, duplicateOrders: 0, lostOrders: 0, duplicateCharges: 0, stuckKeys: 0, answers: [] });
-    for (let run = 0; run < RUNS_PER_POINT; run++) {
-      const account = await createAccount(server.baseUrl);
-      const key = randomUUID();
-      const body = JSON.stringify({ cartId: `crash-${run}`, items: [{ sku: "grinder-hand-burr", quantity: 1 }] });
-
-      const crashed = postOrder({ baseUrl: server.baseUrl, token: account.token, key, rawBody: body, headers: { "OncePay-Fault": point } });
-      await expect(crashed).rejects.toThrow(TypeError); // the connection died with the process
-      await server.exited;
-      server = await start();
-      expect(await rowsAt(server.databaseUrl).keyRow(account.id, key)).toMatchObject({ recovery_point: recoveryPoint });
-
-      const answer = await retryUntilAnswered(account.token, key, body).catch(async (error: unknown) => {
-        // No answer within the budget: the key is stuck, and unless an order exists, it is lost.
-        record.runs++;
-        record.stuckKeys++;
-        if ((await rowsAt(server.databaseUrl).rowCounts(account.id)).orders === 0) record.lostOrders++;
-        throw error;
+  it(
+    `ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}`,
+    { timeout: RUNS_PER_POINT * TIME_PER_RUN_MS },
+    async () => {
+      const record: PointSummary = (summary[point] = {
+        recoveryPoint,
+        runs: 0,
+        duplicateOrders: 0,
+        lostOrders: 0,
+        duplicateCharges: 0,
+        stuckKeys: 0,
+        answers: [],
       });
-      const replay = await retryUntilAnswered(account.token, key, body);
-      const counts = await rowsAt(server.databaseUrl).rowCounts(account.id);
-      const keyRow = await rowsAt(server.databaseUrl).keyRow(account.id, key);
-      // The provider's own ledger: every charge made for this account (a fresh account per run), under
-      // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
-      const ledger = await ledgerFor({ url: server.paymentSimulatorUrl }, { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) });
-      const stuck = await rowsAt(server.databaseUrl).stuckKeys(account.id);
+      for (let run = 0; run < RUNS_PER_POINT; run++) {
+        const account = await createAccount(server.baseUrl);
+        const key = randomUUID();
+        const body = JSON.stringify({
+          cartId: `crash-${run}`,
+          items: [{ sku: "grinder-hand-burr", quantity: 1 }],
+        });
 
-      // Tally first, so that the table shows what went wrong even when a check below fails.
-      record.runs++;
-      record.duplicateOrders += Math.max(0, counts.orders - 1);
-      record.lostOrders += counts.orders === 0 ? 1 : 0;
-      record.duplicateCharges += Math.max(0, ledger.charges.length - 1);
-      record.stuckKeys += stuck;
-      record.answers.push(answer.statuses.join(" "));
+        const crashed = postOrder({
+          baseUrl: server.baseUrl,
+          token: account.token,
+          key,
+          rawBody: body,
+          headers: { "OncePay-Fault": point },
+        });
+        await expect(crashed).rejects.toThrow(TypeError); // the connection died with the process
+        await server.exited;
+        server = await start();
+        expect(await rowsAt(server.databaseUrl).keyRow(account.id, key)).toMatchObject({
+          recovery_point: recoveryPoint,
+        });
 
-      expect(counts).toEqual({ orders: 1, payments: 1 });
-      expect(ledger.payment_intents).toHaveLength(1);
-      expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
-      expect(stuck).toBe(0);
-      expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
-      // One consistent answer: the 201, the same bytes again as a replay, and the same order when fetched.
-      expect(answer.response.status).toBe(201);
-      const order = JSON.parse(answer.text);
-      expect(order.payment.id).toBe(ledger.payment_intents[0]?.id);
-      expect(replay.text).toBe(answer.text);
-      expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
-      const fetched = await getOrder({ baseUrl: server.baseUrl, token: account.token, id: order.id });
-      expect(fetched.text).toBe(answer.text);
-    }
-  });
+        const answer = await retryUntilAnswered(account.token, key, body).catch(
+          async (error: unknown) => {
+            // No answer within the budget: the key is stuck, and unless an order exists, it is lost.
+            record.runs++;
+            record.stuckKeys++;
+            if ((await rowsAt(server.databaseUrl).rowCounts(account.id)).orders === 0)
+              record.lostOrders++;
+            throw error;
+          },
+        );
+        const replay = await retryUntilAnswered(account.token, key, body);
+        const counts = await rowsAt(server.databaseUrl).rowCounts(account.id);
+        const keyRow = await rowsAt(server.databaseUrl).keyRow(account.id, key);
+        // The provider's own ledger: every charge made for this account (a fresh account per run), under
+        // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
+        const ledger = await ledgerFor(
+          { url: server.paymentSimulatorUrl },
+          { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) },
+        );
+        const stuck = await rowsAt(server.databaseUrl).stuckKeys(account.id);
+
+        // Tally first, so that the table shows what went wrong even when a check below fails.
+        record.runs++;
+        record.duplicateOrders += Math.max(0, counts.orders - 1);
+        record.lostOrders += counts.orders === 0 ? 1 : 0;
+        record.duplicateCharges += Math.max(0, ledger.charges.length - 1);
+        record.stuckKeys += stuck;
+        record.answers.push(answer.statuses.join(" "));
+
+        expect(counts).toEqual({ orders: 1, payments: 1 });
+        expect(ledger.payment_intents).toHaveLength(1);
+        expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
+        expect(stuck).toBe(0);
+        expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
+        // One consistent answer: the 201, the same bytes again as a replay, and the same order when fetched.
+        expect(answer.response.status).toBe(201);
+        const order = JSON.parse(answer.text);
+        expect(order.payment.id).toBe(ledger.payment_intents[0]?.id);
+        expect(replay.text).toBe(answer.text);
+        expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
+        const fetched = await getOrder({
+          baseUrl: server.baseUrl,
+          token: account.token,
+          id: order.id,
+        });
+        expect(fetched.text).toBe(answer.text);
+      }
+    },
+  );
 });

@@ -61,13 +61,20 @@ afterAll(async () => {
 });
 
 async function newAccount() {
-  return (await (await fetch(`${server.baseUrl}/api/accounts`, { method: "POST" })).json()) as { id: string; token: string };
+  return (await (await fetch(`${server.baseUrl}/api/accounts`, { method: "POST" })).json()) as {
+    id: string;
+    token: string;
+  };
 }
 
 function order(token: string, key: string, body: string) {
   return fetch(`${server.baseUrl}/api/orders`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Idempotency-Key": key },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      "Idempotency-Key": key,
+    },
     body,
   });
 }
@@ -78,7 +85,9 @@ async function retryUntilAnswered(token: string, key: string, body: string): Pro
     const response = await order(token, key, body);
     if (response.status !== 409 && response.status < 500) return response;
     if (Date.now() > deadline) throw new Error(`still ${response.status} after 20 s`);
-    await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Number(response.headers.get("retry-after") ?? 1) * 1000),
+    );
   }
 }
 
@@ -86,7 +95,10 @@ async function expect503(response: Response) {
   expect(response.status).toBe(503);
   expect(response.headers.get("content-type")).toBe("application/problem+json");
   expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
-  expect(await response.json()).toMatchObject({ status: 503, type: "urn:oncepay:problem:database-unavailable" });
+  expect(await response.json()).toMatchObject({
+    status: 503,
+    type: "urn:oncepay:problem:database-unavailable",
+  });
 }
 
 describe("a database outage", () => {
@@ -98,7 +110,11 @@ describe("a database outage", () => {
       expect(ready.status).toBe(503);
       expect(ready.headers.get("content-type")).toBe("application/problem+json");
       expect(Number(ready.headers.get("retry-after"))).toBeGreaterThan(0);
-      const problem = (await ready.json()) as { type: string; detail: string; checks: Record<string, { ok: boolean; reason?: string }> };
+      const problem = (await ready.json()) as {
+        type: string;
+        detail: string;
+        checks: Record<string, { ok: boolean; reason?: string }>;
+      };
       expect(problem.type).toBe("urn:oncepay:problem:not-ready");
       expect(problem.detail).toMatch(/^database: /);
       expect(problem.checks.database).toMatchObject({ ok: false });
@@ -107,13 +123,18 @@ describe("a database outage", () => {
     } finally {
       await proxy.restore();
     }
-    await expect.poll(async () => (await fetch(`${server.baseUrl}/api/ready`)).status, { timeout: 10_000 }).toBe(200);
+    await expect
+      .poll(async () => (await fetch(`${server.baseUrl}/api/ready`)).status, { timeout: 10_000 })
+      .toBe(200);
   });
 
   it("refused connections: 503 with Retry-After, and the same key succeeds once the database is back", async () => {
     const account = await newAccount();
     const key = randomUUID();
-    const body = JSON.stringify({ cartId: "outage-refused", items: [{ sku: "mug-ceramic-350", quantity: 1 }] });
+    const body = JSON.stringify({
+      cartId: "outage-refused",
+      items: [{ sku: "mug-ceramic-350", quantity: 1 }],
+    });
 
     await proxy.cut();
     try {
@@ -136,7 +157,10 @@ describe("a database outage", () => {
     });
     expect(settings.status).toBe(200);
     const key = randomUUID();
-    const body = JSON.stringify({ cartId: "outage-dropped", items: [{ sku: "beans-house-250", quantity: 2 }] });
+    const body = JSON.stringify({
+      cartId: "outage-dropped",
+      items: [{ sku: "beans-house-250", quantity: 2 }],
+    });
 
     const inFlight = order(account.token, key, body);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -157,13 +181,20 @@ describe("a database outage", () => {
   it("connections dropped while the provider charges: 503, the key kept at payment_started, then one order and one charge", async () => {
     const account = await newAccount();
     const key = randomUUID();
-    const body = JSON.stringify({ cartId: "outage-after-charge", items: [{ sku: "kettle-gooseneck-1l", quantity: 1 }] });
+    const body = JSON.stringify({
+      cartId: "outage-after-charge",
+      items: [{ sku: "kettle-gooseneck-1l", quantity: 1 }],
+    });
     // The provider takes 1.5 s to charge; the database goes away meanwhile,
     // so the charge happens but its answer cannot be recorded.
     await setFaults(simulator, { latencyMs: 1500 });
     try {
       const inFlight = order(account.token, key, body);
-      await expect.poll(async () => (await rowsAt(directUrl).keyRow(account.id, key))?.recovery_point, { interval: 50 }).toBe("payment_started");
+      await expect
+        .poll(async () => (await rowsAt(directUrl).keyRow(account.id, key))?.recovery_point, {
+          interval: 50,
+        })
+        .toBe("payment_started");
       await proxy.cut();
       try {
         await expect503(await inFlight);
@@ -173,9 +204,13 @@ describe("a database outage", () => {
     } finally {
       await setFaults(simulator, {});
     }
-    const charges = () => ledgerFor(simulator, { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) });
+    const charges = () =>
+      ledgerFor(simulator, { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) });
     expect((await charges()).charges).toHaveLength(1);
-    expect(await rowsAt(directUrl).keyRow(account.id, key)).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+    expect(await rowsAt(directUrl).keyRow(account.id, key)).toMatchObject({
+      state: "in_flight",
+      recovery_point: "payment_started",
+    });
 
     // The retry waits out the dead attempt's lease, takes the key over and gets the first charge back.
     const answer = await retryUntilAnswered(account.token, key, body);

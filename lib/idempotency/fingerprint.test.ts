@@ -9,17 +9,27 @@ describe("fingerprintRequest", () => {
   });
 
   it("treats reordered object keys, at any depth, as the same request", () => {
-    const reordered = { paymentMethod: "pm_card_visa", items: [{ quantity: 1, sku: "a" }], cartId: "c1" };
-    expect(fingerprintRequest("POST", "/api/orders", reordered)).toBe(fingerprintRequest("POST", "/api/orders", body));
+    const reordered = {
+      paymentMethod: "pm_card_visa",
+      items: [{ quantity: 1, sku: "a" }],
+      cartId: "c1",
+    };
+    expect(fingerprintRequest("POST", "/api/orders", reordered)).toBe(
+      fingerprintRequest("POST", "/api/orders", body),
+    );
   });
 
   it("ignores the case of the method", () => {
-    expect(fingerprintRequest("post", "/api/orders", body)).toBe(fingerprintRequest("POST", "/api/orders", body));
+    expect(fingerprintRequest("post", "/api/orders", body)).toBe(
+      fingerprintRequest("POST", "/api/orders", body),
+    );
   });
 
   it("changes with any value in the body", () => {
     const changed = { ...body, items: [{ sku: "a", quantity: 2 }] };
-    expect(fingerprintRequest("POST", "/api/orders", changed)).not.toBe(fingerprintRequest("POST", "/api/orders", body));
+    expect(fingerprintRequest("POST", "/api/orders", changed)).not.toBe(
+      fingerprintRequest("POST", "/api/orders", body),
+    );
   });
 
   it("keeps array order significant", () => {

@@ -8,8 +8,20 @@ import { addToContext } from "@/lib/observability/request-context";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
-import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
-import { LeaseLostError, type Claim, type ClaimRequest, type ClaimResult, type IdempotencyStore, type InFlightRecoveryPoint, type KeyCompletion } from "@/lib/idempotency/store";
+import {
+  SideEffectOutcomeUnknown,
+  SideEffectProvedAbsent,
+  SideEffectRejected,
+} from "@/lib/idempotency/side-effect-errors";
+import {
+  LeaseLostError,
+  type Claim,
+  type ClaimRequest,
+  type ClaimResult,
+  type IdempotencyStore,
+  type InFlightRecoveryPoint,
+  type KeyCompletion,
+} from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
 /**
@@ -109,7 +121,14 @@ export async function runIdempotent<Body, Rows, Question>(
 
   const method = request.method.toUpperCase();
   const path = new URL(request.url).pathname;
-  const claimRequest = { accountId, key: keyResult.key, method, path, fingerprint: fingerprintRequest(method, path, read.json), body: read.json };
+  const claimRequest = {
+    accountId,
+    key: keyResult.key,
+    method,
+    path,
+    fingerprint: fingerprintRequest(method, path, read.json),
+    body: read.json,
+  };
   // One round trip: a replay, a 409 or a 422 is answered from the key's row,
   // writing nothing, and a key without one is claimed, its admission asked
   // in the same statement. Only a request that claims is admitted (and
@@ -117,12 +136,19 @@ export async function runIdempotent<Body, Rows, Question>(
   const first = await endpoint.store.lookUpOrClaim(claimRequest, endpoint.admission?.question);
   if (first.kind !== "claimed" && first.kind !== "claimable") return existingKeyOutcome(first);
 
-  const claimResult = first.kind === "claimed" ? await decideAdmission(endpoint, first.claim, first.answer) : await claimThenAdmit(endpoint, claimRequest);
+  const claimResult =
+    first.kind === "claimed"
+      ? await decideAdmission(endpoint, first.claim, first.answer)
+      : await claimThenAdmit(endpoint, claimRequest);
   if (claimResult.kind === "refused") return claimResult.outcome;
   if (claimResult.kind !== "claimed") return existingKeyOutcome(claimResult);
   addToContext({ keyId: claimResult.claim.keyId });
 
-  return performWithClaim(endpoint, claimResult.claim, { accountId, idempotencyKey: keyResult.key, body: parsed.body });
+  return performWithClaim(endpoint, claimResult.claim, {
+    accountId,
+    idempotencyKey: keyResult.key,
+    body: parsed.body,
+  });
 }
 
 type AdmittedClaim = ClaimResult | { kind: "refused"; outcome: Outcome };
@@ -132,7 +158,11 @@ type AdmittedClaim = ClaimResult | { kind: "refused"; outcome: Outcome };
  * Nothing has happened under a claim this young, so a refusal (or a failure
  * to decide) simply releases it.
  */
-async function decideAdmission<Body, Rows, Question>(endpoint: IdempotentEndpoint<Body, Rows, Question>, claim: Claim, answer: unknown): Promise<AdmittedClaim> {
+async function decideAdmission<Body, Rows, Question>(
+  endpoint: IdempotentEndpoint<Body, Rows, Question>,
+  claim: Claim,
+  answer: unknown,
+): Promise<AdmittedClaim> {
   let refusal: Outcome | undefined;
   try {
     refusal = endpoint.admission?.decide(answer);
@@ -146,9 +176,15 @@ async function decideAdmission<Body, Rows, Question>(endpoint: IdempotentEndpoin
 }
 
 /** The claim when the first look could not make it (claimKey), its admission asked meanwhile. */
-async function claimThenAdmit<Body, Rows, Question>(endpoint: IdempotentEndpoint<Body, Rows, Question>, request: ClaimRequest): Promise<AdmittedClaim> {
+async function claimThenAdmit<Body, Rows, Question>(
+  endpoint: IdempotentEndpoint<Body, Rows, Question>,
+  request: ClaimRequest,
+): Promise<AdmittedClaim> {
   const admission = endpoint.admission;
-  const [claim, answer] = await Promise.allSettled([endpoint.store.claimKey(request), admission && endpoint.store.ask(admission.question)]);
+  const [claim, answer] = await Promise.allSettled([
+    endpoint.store.claimKey(request),
+    admission && endpoint.store.ask(admission.question),
+  ]);
   if (claim.status === "rejected") throw claim.reason;
   // Not claimed: the key's row answers, whatever the admission said.
   if (claim.value.kind !== "claimed") return claim.value;
@@ -190,13 +226,21 @@ export async function resumeAbandoned<Body, Rows, Question>(
     // happened and the key can go; after it, a charge may exist that must not
     // be orphaned, so the key stays in flight for someone to look at.
     if (sideEffectMayHaveHappened(claim.recoveryPoint)) {
-      log.error("idempotency.resume_body_invalid", { keyId: claim.keyId, recoveryPoint: claim.recoveryPoint, detail: parsed.detail });
+      log.error("idempotency.resume_body_invalid", {
+        keyId: claim.keyId,
+        recoveryPoint: claim.recoveryPoint,
+        detail: parsed.detail,
+      });
     } else {
       await releaseQuietly(endpoint.store, claim);
     }
     return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
   }
-  return performWithClaim(endpoint, claim, { accountId: stored.accountId, idempotencyKey: stored.idempotencyKey, body: parsed.body });
+  return performWithClaim(endpoint, claim, {
+    accountId: stored.accountId,
+    idempotencyKey: stored.idempotencyKey,
+    body: parsed.body,
+  });
 }
 
 async function performWithClaim<Body, Rows, Question>(
@@ -227,9 +271,12 @@ async function performWithClaim<Body, Rows, Question>(
     // an earlier attempt's, releasing the key could orphan its charge. A
     // proved absence covers every attempt.
     const nothingHappened =
-      !sideEffectBegun || (error instanceof SideEffectRejected && !earlierAttemptMayHaveActed) || error instanceof SideEffectProvedAbsent;
+      !sideEffectBegun ||
+      (error instanceof SideEffectRejected && !earlierAttemptMayHaveActed) ||
+      error instanceof SideEffectProvedAbsent;
     if (nothingHappened) await releaseQuietly(endpoint.store, claim);
-    else if (error instanceof SideEffectOutcomeUnknown || error instanceof SideEffectRejected) await endLeaseQuietly(endpoint.store, claim);
+    else if (error instanceof SideEffectOutcomeUnknown || error instanceof SideEffectRejected)
+      await endLeaseQuietly(endpoint.store, claim);
     return failureOutcome(error, claim, sideEffectBegun);
   }
 }
@@ -253,7 +300,10 @@ function sideEffectMayHaveHappened(recoveryPoint: InFlightRecoveryPoint): boolea
 }
 
 // If ending the lease fails, the lease simply runs its course.
-async function endLeaseQuietly<Rows, Question>(store: IdempotencyStore<Rows, Question>, claim: Claim): Promise<void> {
+async function endLeaseQuietly<Rows, Question>(
+  store: IdempotencyStore<Rows, Question>,
+  claim: Claim,
+): Promise<void> {
   try {
     await store.endLease(claim);
   } catch (error) {
@@ -263,7 +313,10 @@ async function endLeaseQuietly<Rows, Question>(store: IdempotencyStore<Rows, Que
 
 // If the release itself fails (say the database just went away) the key is
 // still safe: its lease expires and the next retry takes it over.
-async function releaseQuietly<Rows, Question>(store: IdempotencyStore<Rows, Question>, claim: Claim): Promise<void> {
+async function releaseQuietly<Rows, Question>(
+  store: IdempotencyStore<Rows, Question>,
+  claim: Claim,
+): Promise<void> {
   try {
     await store.releaseKey(claim);
   } catch (error) {
@@ -283,15 +336,26 @@ function failureOutcome(error: unknown, claim: Claim, sideEffectBegun: boolean):
   }
   if (error instanceof SideEffectProvedAbsent) {
     log.warn("idempotency.side_effect_absent", fields);
-    return { kind: "dependency-unavailable", detail: error.detail, retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable };
+    return {
+      kind: "dependency-unavailable",
+      detail: error.detail,
+      retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable,
+    };
   }
   if (error instanceof SideEffectOutcomeUnknown) {
     log.warn("idempotency.side_effect_outcome_unknown", fields);
-    return { kind: "dependency-unavailable", detail: error.detail, retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable };
+    return {
+      kind: "dependency-unavailable",
+      detail: error.detail,
+      retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable,
+    };
   }
   if (isDatabaseUnavailable(error)) {
     log.error("idempotency.database_unavailable", fields);
-    return { kind: "database-unavailable", retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable };
+    return {
+      kind: "database-unavailable",
+      retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable,
+    };
   }
   log.error("idempotency.perform_failed", fields);
   return { kind: "internal-error" };

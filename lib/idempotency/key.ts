@@ -24,12 +24,20 @@ const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
  */
 export function parseIdempotencyKey(fieldValue: string | null): KeyParseResult {
   if (fieldValue === null || fieldValue.trim() === "") {
-    return { ok: false, reason: "missing", detail: `The ${IDEMPOTENCY_KEY_HEADER} header is required for this request.` };
+    return {
+      ok: false,
+      reason: "missing",
+      detail: `The ${IDEMPOTENCY_KEY_HEADER} header is required for this request.`,
+    };
   }
   const value = fieldValue.trim();
   if (value.startsWith('"')) return parseQuotedKey(value);
   if (value.includes(", ")) {
-    return { ok: false, reason: "repeated", detail: `Send exactly one ${IDEMPOTENCY_KEY_HEADER} field.` };
+    return {
+      ok: false,
+      reason: "repeated",
+      detail: `Send exactly one ${IDEMPOTENCY_KEY_HEADER} field.`,
+    };
   }
   return validateKey(value);
 }
@@ -40,9 +48,17 @@ function parseQuotedKey(value: string): KeyParseResult {
     item = parseItem(value);
   } catch {
     if (looksLikeSeveralStrings(value)) {
-      return { ok: false, reason: "repeated", detail: `Send exactly one ${IDEMPOTENCY_KEY_HEADER} field.` };
+      return {
+        ok: false,
+        reason: "repeated",
+        detail: `Send exactly one ${IDEMPOTENCY_KEY_HEADER} field.`,
+      };
     }
-    return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} is not a valid quoted string (RFC 8941).` };
+    return {
+      ok: false,
+      reason: "invalid",
+      detail: `${IDEMPOTENCY_KEY_HEADER} is not a valid quoted string (RFC 8941).`,
+    };
   }
   const [bareItem] = item;
   if (typeof bareItem !== "string") {
@@ -60,10 +76,18 @@ function validateKey(key: string): KeyParseResult {
     return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} must not be empty.` };
   }
   if (key.length > MAX_KEY_LENGTH) {
-    return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} must be at most ${MAX_KEY_LENGTH} characters (got ${key.length}).` };
+    return {
+      ok: false,
+      reason: "invalid",
+      detail: `${IDEMPOTENCY_KEY_HEADER} must be at most ${MAX_KEY_LENGTH} characters (got ${key.length}).`,
+    };
   }
   if (!PRINTABLE_ASCII.test(key)) {
-    return { ok: false, reason: "invalid", detail: `${IDEMPOTENCY_KEY_HEADER} may contain only printable ASCII characters, without spaces.` };
+    return {
+      ok: false,
+      reason: "invalid",
+      detail: `${IDEMPOTENCY_KEY_HEADER} may contain only printable ASCII characters, without spaces.`,
+    };
   }
   return { ok: true, key };
 }

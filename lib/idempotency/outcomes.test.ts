@@ -3,7 +3,11 @@ import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 
 async function problemOf(outcome: Outcome) {
   const response = outcomeToResponse(outcome);
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 describe("outcomeToResponse", () => {
@@ -30,27 +34,49 @@ describe("outcomeToResponse", () => {
     const problem = await problemOf(outcome);
     expect(problem.status).toBe(status);
     expect(problem.headers.get("content-type")).toBe("application/problem+json");
-    expect(problem.body).toMatchObject({ status, type: expect.stringMatching(/^urn:oncepay:problem:/), title: expect.any(String), detail: expect.any(String) });
+    expect(problem.body).toMatchObject({
+      status,
+      type: expect.stringMatching(/^urn:oncepay:problem:/),
+      title: expect.any(String),
+      detail: expect.any(String),
+    });
   });
 
   it("tells a 409 and a 503 when to retry", async () => {
-    expect((await problemOf({ kind: "in-flight", retryAfterSeconds: 3 })).headers.get("retry-after")).toBe("3");
-    expect((await problemOf({ kind: "database-unavailable", retryAfterSeconds: 2 })).headers.get("retry-after")).toBe("2");
+    expect(
+      (await problemOf({ kind: "in-flight", retryAfterSeconds: 3 })).headers.get("retry-after"),
+    ).toBe("3");
+    expect(
+      (await problemOf({ kind: "database-unavailable", retryAfterSeconds: 2 })).headers.get(
+        "retry-after",
+      ),
+    ).toBe("2");
   });
 
   it("asks for credentials on a 401", async () => {
-    expect((await problemOf({ kind: "unauthenticated", detail: "x" })).headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(
+      (await problemOf({ kind: "unauthenticated", detail: "x" })).headers.get("www-authenticate"),
+    ).toMatch(/^Bearer/);
   });
 
   it("lists the field errors of an invalid body", async () => {
     const errors = [{ path: "items.0.quantity", message: "too big" }];
-    expect((await problemOf({ kind: "invalid-body", detail: "x", errors })).body.errors).toEqual(errors);
+    expect((await problemOf({ kind: "invalid-body", detail: "x", errors })).body.errors).toEqual(
+      errors,
+    );
   });
 
   it("replays a stored response byte for byte, marked as a replay", async () => {
-    const stored = { status: 201, headers: { "Content-Type": "application/json", Location: "/api/orders/1" }, body: { b: 1, a: [2, 3] } };
+    const stored = {
+      status: 201,
+      headers: { "Content-Type": "application/json", Location: "/api/orders/1" },
+      body: { b: 1, a: [2, 3] },
+    };
     const first = outcomeToResponse({ kind: "completed", stored });
-    const replay = outcomeToResponse({ kind: "replay", stored: { ...stored, body: { a: [2, 3], b: 1 } } });
+    const replay = outcomeToResponse({
+      kind: "replay",
+      stored: { ...stored, body: { a: [2, 3], b: 1 } },
+    });
     expect(replay.status).toBe(201);
     expect(replay.headers.get("location")).toBe("/api/orders/1");
     expect(replay.headers.get("idempotent-replayed")).toBe("true");

@@ -1,5 +1,9 @@
 import { problemResponse, problemType, type ProblemDetails } from "@/lib/http/problem";
-import { IDEMPOTENCY_KEY_HEADER, RETRY_AFTER_HEADER, WWW_AUTHENTICATE_HEADER } from "@/lib/http/headers";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  RETRY_AFTER_HEADER,
+  WWW_AUTHENTICATE_HEADER,
+} from "@/lib/http/headers";
 import { REQUEST_PROBLEMS, WWW_AUTHENTICATE } from "@/lib/http/request-problems";
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
 import { toHttpResponse, type StoredResponse } from "@/lib/idempotency/stored-response";
@@ -43,15 +47,47 @@ type ProblemKind = Exclude<OutcomeKind, "replay" | "completed">;
 const PROBLEMS: Record<ProblemKind, { status: number; slug: string; title: string }> = {
   // 401, 413, 415 and the 400s for the body: the same on every endpoint.
   ...REQUEST_PROBLEMS,
-  "key-missing": { status: 400, slug: "idempotency-key-missing", title: `${IDEMPOTENCY_KEY_HEADER} header missing` },
-  "key-invalid": { status: 400, slug: "idempotency-key-invalid", title: `${IDEMPOTENCY_KEY_HEADER} header invalid` },
-  "key-repeated": { status: 400, slug: "idempotency-key-repeated", title: `More than one ${IDEMPOTENCY_KEY_HEADER} header` },
-  "in-flight": { status: 409, slug: "request-in-progress", title: "A request with this key is still in progress" },
-  "fingerprint-mismatch": { status: 422, slug: "idempotency-key-reused", title: "Idempotency key reused with a different request" },
-  "lease-lost": { status: 409, slug: "request-in-progress", title: "A request with this key is still in progress" },
+  "key-missing": {
+    status: 400,
+    slug: "idempotency-key-missing",
+    title: `${IDEMPOTENCY_KEY_HEADER} header missing`,
+  },
+  "key-invalid": {
+    status: 400,
+    slug: "idempotency-key-invalid",
+    title: `${IDEMPOTENCY_KEY_HEADER} header invalid`,
+  },
+  "key-repeated": {
+    status: 400,
+    slug: "idempotency-key-repeated",
+    title: `More than one ${IDEMPOTENCY_KEY_HEADER} header`,
+  },
+  "in-flight": {
+    status: 409,
+    slug: "request-in-progress",
+    title: "A request with this key is still in progress",
+  },
+  "fingerprint-mismatch": {
+    status: 422,
+    slug: "idempotency-key-reused",
+    title: "Idempotency key reused with a different request",
+  },
+  "lease-lost": {
+    status: 409,
+    slug: "request-in-progress",
+    title: "A request with this key is still in progress",
+  },
   ...SERVER_PROBLEMS,
-  "dependency-rejected": { status: 502, slug: "dependency-rejected", title: "A service this request needs refused it" },
-  "dependency-unavailable": { status: 503, slug: "dependency-unavailable", title: "A service this request needs did not answer" },
+  "dependency-rejected": {
+    status: 502,
+    slug: "dependency-rejected",
+    title: "A service this request needs refused it",
+  },
+  "dependency-unavailable": {
+    status: 503,
+    slug: "dependency-unavailable",
+    title: "A service this request needs did not answer",
+  },
 };
 
 export function outcomeToResponse(outcome: Outcome): Response {
@@ -65,16 +101,24 @@ export function outcomeToResponse(outcome: Outcome): Response {
   }
 }
 
-export function problemDetailsFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>): ProblemDetails {
+export function problemDetailsFor(
+  outcome: Exclude<Outcome, { kind: "replay" | "completed" }>,
+): ProblemDetails {
   const { status, slug, title } = PROBLEMS[outcome.kind];
-  const problem: ProblemDetails = { type: problemType(slug), title, status, detail: detailFor(outcome) };
+  const problem: ProblemDetails = {
+    type: problemType(slug),
+    title,
+    status,
+    detail: detailFor(outcome),
+  };
   if (outcome.kind === "invalid-body") problem.errors = outcome.errors;
   return problem;
 }
 
 function problemFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>): Response {
   const headers: Record<string, string> = {};
-  if ("retryAfterSeconds" in outcome) headers[RETRY_AFTER_HEADER] = String(outcome.retryAfterSeconds);
+  if ("retryAfterSeconds" in outcome)
+    headers[RETRY_AFTER_HEADER] = String(outcome.retryAfterSeconds);
   if (outcome.kind === "unauthenticated") headers[WWW_AUTHENTICATE_HEADER] = WWW_AUTHENTICATE;
   return problemResponse(problemDetailsFor(outcome), headers);
 }

@@ -38,12 +38,23 @@ let account: { id: string; token: string };
 
 describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
   beforeAll(async () => {
-    postgres = await startThrowawayPostgres({ wal_writer_delay: "10s", bgwriter_lru_maxpages: "0" });
+    postgres = await startThrowawayPostgres({
+      wal_writer_delay: "10s",
+      bgwriter_lru_maxpages: "0",
+    });
     simulator = await startTestSimulator();
     app = await startAppServer({
-      env: { DATABASE_URL: postgres.url, PAYMENT_SIMULATOR_URL: simulator.url, IDEMPOTENCY_LEASE_SECONDS: "2", RECOVERY_INTERVAL_SECONDS: "1" },
+      env: {
+        DATABASE_URL: postgres.url,
+        PAYMENT_SIMULATOR_URL: simulator.url,
+        IDEMPOTENCY_LEASE_SECONDS: "2",
+        RECOVERY_INTERVAL_SECONDS: "1",
+      },
     });
-    account = (await (await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })).json()) as { id: string; token: string };
+    account = (await (await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })).json()) as {
+      id: string;
+      token: string;
+    };
   }, 120_000);
 
   afterAll(async () => {
@@ -57,7 +68,9 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
     // The slow-network demo holds each checkout 3 s after its claim, before the charge.
     await setDemoDelay(3000);
     const keys = Array.from({ length: 10 }, () => randomUUID());
-    const first = keys.map((key) => postOrder({ baseUrl: app.baseUrl, token: account.token, key }).catch(() => undefined));
+    const first = keys.map((key) =>
+      postOrder({ baseUrl: app.baseUrl, token: account.token, key }).catch(() => undefined),
+    );
     await waitForKeys(keys, "claimed");
     await crashAndRestart();
     expect(await keysPresent(keys)).toBeLessThan(keys.length);
@@ -74,7 +87,10 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
     const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
     pool.on("error", () => undefined); // the crash drops its idle connections
     const store = new PostgresIdempotencyStore(pool, { leaseSeconds: 2, ttlSeconds: 3600 });
-    const provider = new StripePaymentProvider({ secretKey: LOCAL_SIMULATOR_SECRET_KEY, simulatorUrl: simulator.url });
+    const provider = new StripePaymentProvider({
+      secretKey: LOCAL_SIMULATOR_SECRET_KEY,
+      simulatorUrl: simulator.url,
+    });
     const attempts = [];
     try {
       for (let index = 0; index < 5; index++) {
@@ -82,13 +98,25 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
         const body = cartBody();
         const cart = parseCheckoutRequest(body);
         if (!cart.ok) throw new Error(cart.detail);
-        const claimed = await store.claimKey({ accountId: account.id, key, method: "POST", path: "/api/orders", fingerprint: fingerprintRequest("POST", "/api/orders", body), body });
+        const claimed = await store.claimKey({
+          accountId: account.id,
+          key,
+          method: "POST",
+          path: "/api/orders",
+          fingerprint: fingerprintRequest("POST", "/api/orders", body),
+          body,
+        });
         if (claimed.kind !== "claimed") throw new Error(`not claimed: ${claimed.kind}`);
         await store.markSideEffectStarted(claimed.claim, cart.body);
         attempts.push({ key, body, cart: cart.body, claim: claimed.claim });
       }
       for (const attempt of attempts) {
-        const charge = await provider.charge({ amount: attempt.cart.total, currency: attempt.cart.currency, paymentMethod: attempt.cart.paymentMethod, idempotencyKey: paymentProviderKey(account.id, attempt.claim.keyId) });
+        const charge = await provider.charge({
+          amount: attempt.cart.total,
+          currency: attempt.cart.currency,
+          paymentMethod: attempt.cart.paymentMethod,
+          idempotencyKey: paymentProviderKey(account.id, attempt.claim.keyId),
+        });
         await store.recordSideEffectResult(attempt.claim, charge);
       }
     } finally {
@@ -99,7 +127,9 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
     expect(points).toHaveLength(attempts.length);
     expect(points.filter((point) => point === "payment_started").length).toBeGreaterThan(0);
 
-    await expectEachPaidOnce(await Promise.all(attempts.map((attempt) => retry(attempt.key, attempt.body))));
+    await expectEachPaidOnce(
+      await Promise.all(attempts.map((attempt) => retry(attempt.key, attempt.body))),
+    );
   }, 60_000);
 
   it("a crash while the charges are at the provider: each key, retried, ends with one order and one charge", async () => {
@@ -114,7 +144,13 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
 });
 
 function retry(key: string, body: unknown = cartBody()): Promise<CheckoutRun> {
-  return checkoutUntilAnswered({ baseUrl: app.baseUrl, token: account.token, key, body, deadlineMs: 45_000 });
+  return checkoutUntilAnswered({
+    baseUrl: app.baseUrl,
+    token: account.token,
+    key,
+    body,
+    deadlineMs: 45_000,
+  });
 }
 
 async function crashAndRestart(): Promise<void> {
@@ -124,11 +160,17 @@ async function crashAndRestart(): Promise<void> {
 }
 
 async function expectEachPaidOnce(results: CheckoutRun[]): Promise<void> {
-  for (const run of results) expect(run.final?.status, `${run.key}: ${run.attempts.map((attempt) => attempt.status).join(", ")}`).toBe(201);
+  for (const run of results)
+    expect(
+      run.final?.status,
+      `${run.key}: ${run.attempts.map((attempt) => attempt.status).join(", ")}`,
+    ).toBe(201);
   const ordersByKey = await rowsAt(postgres.url).ordersByKey(account.id);
   for (const run of results) expect(ordersByKey.get(run.key), run.key).toBe(1);
   // The provider's ledger, on the shared server: over the whole account, one succeeded charge per order, and none twice under one provider key.
-  const charges = await rowsAt(inject("databaseUrl")).chargesByProviderKey(paymentProviderKeyPrefix(account.id));
+  const charges = await rowsAt(inject("databaseUrl")).chargesByProviderKey(
+    paymentProviderKeyPrefix(account.id),
+  );
   const orders = [...ordersByKey.values()].reduce((sum, count) => sum + count, 0);
   expect([...charges.values()].reduce((sum, count) => sum + count, 0)).toBe(orders);
   for (const count of charges.values()) expect(count).toBe(1);

@@ -1,7 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { assertNever } from "@/lib/assert-never";
 import type pg from "pg";
-import { askGated, rawSql, sql, withClause, type GatedQuery, type GatedRows, type Queryable, type Sql } from "@/lib/db/sql";
+import {
+  askGated,
+  rawSql,
+  sql,
+  withClause,
+  type GatedQuery,
+  type GatedRows,
+  type Queryable,
+  type Sql,
+} from "@/lib/db/sql";
 import {
   LeaseLostError,
   type AbandonedKey,
@@ -46,7 +55,9 @@ export const DISPOSABLE_WHEN_EXPIRED = `(expires_at <= now()
  */
 const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
 
-const CLAIM_COLUMNS = rawSql(`(account_id, idem_key, request_method, request_path, fingerprint, request_body, lease_owner, lease_expires_at, expires_at)`);
+const CLAIM_COLUMNS = rawSql(
+  `(account_id, idem_key, request_method, request_path, fingerprint, request_body, lease_owner, lease_expires_at, expires_at)`,
+);
 
 /** What an existing key's row answers with (ExistingKeyRow). */
 const EXISTING_KEY_COLUMNS = `id, fingerprint, state::text AS state,
@@ -91,7 +102,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
     private readonly timings: KeyTimings,
   ) {}
 
-  private async rows<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
+  private async rows<Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+  ): Promise<Row[]> {
     return (await this.db.query<Row>(text, values)).rows;
   }
 
@@ -103,7 +117,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
     return (await this.db.query(text, values)).rowCount ?? 0;
   }
 
-  async lookUpOrClaim(request: ClaimRequest, alongside?: GatedQuery<unknown>): Promise<LookUpResult> {
+  async lookUpOrClaim(
+    request: ClaimRequest,
+    alongside?: GatedQuery<unknown>,
+  ): Promise<LookUpResult> {
     const leaseOwner = randomUUID();
     // The INSERT runs only when the read found no row; if a concurrent claim
     // committed after this statement's snapshot, neither finds anything, and
@@ -119,13 +136,22 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
         ON CONFLICT (account_id, idem_key) DO NOTHING
         RETURNING id
       )`;
-    const rows = await this.rowsOf<{ claimed_id: string | null; existing: ExistingKeyRow | null; answer: unknown }>(
+    const rows = await this.rowsOf<{
+      claimed_id: string | null;
+      existing: ExistingKeyRow | null;
+      answer: unknown;
+    }>(
       sql`${withClause([existing, claimed, alongside?.ctes?.(CLAIMED)])}
        SELECT (SELECT id FROM ${CLAIMED}) AS claimed_id, (SELECT to_jsonb(existing) FROM existing) AS existing,
               ${alongside?.answer ?? sql`NULL`} AS answer`,
     );
     const { claimed_id: claimedId, existing: row, answer } = rows[0]!;
-    if (claimedId) return { kind: "claimed", claim: { keyId: claimedId, leaseOwner, recoveryPoint: "claimed", tookOver: false }, answer };
+    if (claimedId)
+      return {
+        kind: "claimed",
+        claim: { keyId: claimedId, leaseOwner, recoveryPoint: "claimed", tookOver: false },
+        answer,
+      };
     if (!row || row.disposable) return { kind: "claimable" };
     if (row.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
     if (row.state === "complete") return { kind: "replay", stored: storedResponseOf(row) };
@@ -140,7 +166,11 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
     for (let pass = 0; pass < MAX_CLAIM_PASSES; pass++) {
       const leaseOwner = randomUUID();
       const inserted = await this.insertClaim(request, leaseOwner);
-      if (inserted) return { kind: "claimed", claim: { keyId: inserted, leaseOwner, recoveryPoint: "claimed", tookOver: false } };
+      if (inserted)
+        return {
+          kind: "claimed",
+          claim: { keyId: inserted, leaseOwner, recoveryPoint: "claimed", tookOver: false },
+        };
 
       const existing = await this.readExisting(request);
       if (!existing) continue;
@@ -149,7 +179,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
         continue;
       }
       if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
-      if (existing.state === "complete") return { kind: "replay", stored: storedResponseOf(existing) };
+      if (existing.state === "complete")
+        return { kind: "replay", stored: storedResponseOf(existing) };
       if (!existing.lease_expired) return { kind: "in-flight" };
 
       const takenOver = await this.takeOverKey(existing.id);
@@ -163,7 +194,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
    * place where concurrent duplicates are told apart: exactly one INSERT gets
    * a row back, every other gets none and goes on to read the winner's row.
    */
-  private async insertClaim(request: ClaimRequest, leaseOwner: string): Promise<string | undefined> {
+  private async insertClaim(
+    request: ClaimRequest,
+    leaseOwner: string,
+  ): Promise<string | undefined> {
     const rows = await this.rowsOf<{ id: string }>(
       sql`INSERT INTO idempotency_keys ${CLAIM_COLUMNS}
        SELECT ${this.claimValues(request, leaseOwner)} WHERE ${rawSql(ASYNC_COMMIT)}
@@ -191,7 +225,10 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
 
   private async deleteExpired(keyId: string): Promise<void> {
     // The condition is repeated so a key taken over or completed meanwhile is never deleted.
-    await this.changed(`DELETE FROM idempotency_keys WHERE id = $1::uuid AND ${DISPOSABLE_WHEN_EXPIRED}`, [keyId]);
+    await this.changed(
+      `DELETE FROM idempotency_keys WHERE id = $1::uuid AND ${DISPOSABLE_WHEN_EXPIRED}`,
+      [keyId],
+    );
   }
 
   /**
@@ -202,7 +239,12 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
    */
   async takeOverKey(keyId: string): Promise<Claim | undefined> {
     const leaseOwner = randomUUID();
-    const rows = await this.rows<{ recovery_point: RecoveryPoint; side_effect_request: unknown; side_effect_result: unknown; payment_started_at: Date | null }>(
+    const rows = await this.rows<{
+      recovery_point: RecoveryPoint;
+      side_effect_request: unknown;
+      side_effect_result: unknown;
+      payment_started_at: Date | null;
+    }>(
       `UPDATE idempotency_keys
           SET lease_owner = $1::uuid,
               lease_expires_at = now() + make_interval(secs => $2)
@@ -216,15 +258,27 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
     if (!row) return undefined;
     const taken = { keyId, leaseOwner, tookOver: true };
     // Keys whose payment began before the column existed have no start time.
-    const startedAt = row.payment_started_at === null ? {} : { sideEffectStartedAt: row.payment_started_at };
+    const startedAt =
+      row.payment_started_at === null ? {} : { sideEffectStartedAt: row.payment_started_at };
     // What a resume needs from the row depends on how far the dead attempt got.
     switch (row.recovery_point) {
       case "claimed":
         return { ...taken, recoveryPoint: "claimed" };
       case "payment_started":
-        return { ...taken, ...startedAt, recoveryPoint: "payment_started", sideEffectRequest: row.side_effect_request };
+        return {
+          ...taken,
+          ...startedAt,
+          recoveryPoint: "payment_started",
+          sideEffectRequest: row.side_effect_request,
+        };
       case "charged":
-        return { ...taken, ...startedAt, recoveryPoint: "charged", sideEffectRequest: row.side_effect_request, sideEffectResult: row.side_effect_result };
+        return {
+          ...taken,
+          ...startedAt,
+          recoveryPoint: "charged",
+          sideEffectRequest: row.side_effect_request,
+          sideEffectResult: row.side_effect_result,
+        };
       case "finished":
         // completeKey sets `finished` and `complete` together, and the UPDATE matched only in-flight rows.
         throw new Error(`Idempotency key ${keyId} is in flight at recovery point finished`);
@@ -312,5 +366,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore<GatedRows, Gat
 }
 
 function storedResponseOf(row: ExistingKeyRow): StoredResponse {
-  return { status: row.response_status ?? 500, headers: row.response_headers ?? {}, body: row.response_body };
+  return {
+    status: row.response_status ?? 500,
+    headers: row.response_headers ?? {},
+    body: row.response_body,
+  };
 }

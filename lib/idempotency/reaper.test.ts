@@ -2,7 +2,15 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
 import { createAccount, postOrder } from "@/lib/testing/api-client";
-import { closeTestDb, countRows, expireKey, expireLease, keyRow, testDb, testPrisma } from "@/lib/testing/database";
+import {
+  closeTestDb,
+  countRows,
+  expireKey,
+  expireLease,
+  keyRow,
+  testDb,
+  testPrisma,
+} from "@/lib/testing/database";
 
 afterAll(closeTestDb);
 
@@ -20,17 +28,23 @@ describe("the reaper", () => {
     const shopper = await createAccount();
     const expired = Array.from({ length: 5 }, () => randomUUID());
     const live = randomUUID();
-    for (const key of [...expired, live]) expect((await postOrder({ token: shopper.token, key })).response.status).toBe(201);
+    for (const key of [...expired, live])
+      expect((await postOrder({ token: shopper.token, key })).response.status).toBe(201);
     for (const key of expired) await expireKey(shopper.id, key);
 
     // A batch of 2, at most 2 batches: 4 of the 5 go in this run.
-    expect(await reapExpiredKeys(testPrisma(), { batchSize: 2, maxBatches: 2 })).toBeGreaterThanOrEqual(4);
+    expect(
+      await reapExpiredKeys(testPrisma(), { batchSize: 2, maxBatches: 2 }),
+    ).toBeGreaterThanOrEqual(4);
     await reapUntilNothingIsLeft();
 
     for (const key of expired) expect(await keyRow(shopper.id, key)).toBeUndefined();
     expect(await keyRow(shopper.id, live)).toMatchObject({ state: "complete" });
     expect(await countRows("orders", shopper.id)).toBe(6);
-    const { rows } = await testDb().query(`SELECT count(*)::int AS n FROM orders WHERE account_id = $1 AND idempotency_key_id IS NULL`, [shopper.id]);
+    const { rows } = await testDb().query(
+      `SELECT count(*)::int AS n FROM orders WHERE account_id = $1 AND idempotency_key_id IS NULL`,
+      [shopper.id],
+    );
     expect(rows[0].n).toBe(5);
   });
 
@@ -47,7 +61,11 @@ describe("the reaper", () => {
     const shopper = await createAccount();
     const charged = randomUUID();
     const unstarted = randomUUID();
-    await postOrder({ token: shopper.token, key: charged, headers: { "OncePay-Fault": "after-charge" } });
+    await postOrder({
+      token: shopper.token,
+      key: charged,
+      headers: { "OncePay-Fault": "after-charge" },
+    });
     // An attempt that claimed its key and died before charging: nothing to lose.
     await testDb().query(
       `INSERT INTO idempotency_keys (account_id, idem_key, request_method, request_path, fingerprint, lease_owner, lease_expires_at, expires_at)
@@ -58,7 +76,10 @@ describe("the reaper", () => {
     await expireLease(shopper.id, charged);
 
     await reapUntilNothingIsLeft();
-    expect(await keyRow(shopper.id, charged)).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+    expect(await keyRow(shopper.id, charged)).toMatchObject({
+      state: "in_flight",
+      recovery_point: "payment_started",
+    });
     expect(await keyRow(shopper.id, unstarted)).toBeUndefined();
   });
 });

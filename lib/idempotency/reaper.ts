@@ -17,7 +17,10 @@ export interface ReaperOptions {
   maxBatches: number;
 }
 
-export async function reapExpiredKeys(db: PrismaClient, { batchSize, maxBatches }: ReaperOptions): Promise<number> {
+export async function reapExpiredKeys(
+  db: PrismaClient,
+  { batchSize, maxBatches }: ReaperOptions,
+): Promise<number> {
   let deleted = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
     const count = await db.$executeRaw`

@@ -22,7 +22,10 @@ afterAll(closeTestDb);
 
 /** The provider the app under test uses: same simulator, same API key, so provider keys meet. */
 function appsPaymentProvider() {
-  return new StripePaymentProvider({ secretKey: LOCAL_SIMULATOR_SECRET_KEY, simulatorUrl: inject("paymentSimulatorUrl") });
+  return new StripePaymentProvider({
+    secretKey: LOCAL_SIMULATOR_SECRET_KEY,
+    simulatorUrl: inject("paymentSimulatorUrl"),
+  });
 }
 
 /**
@@ -44,14 +47,22 @@ function countingProvider(): PaymentProvider & { callsFor(providerKey: string): 
 }
 
 function worker() {
-  const store = new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
+  const store = new PostgresIdempotencyStore(testDb(), {
+    leaseSeconds: 30,
+    ttlSeconds: 24 * 60 * 60,
+  });
   const provider = countingProvider();
   const endpoint = checkoutEndpoint({ store, provider }) as IdempotentEndpoint<unknown, GatedRows>;
   return {
     store,
     provider,
     runOnce: () =>
-      recoverAbandonedKeys({ store, endpointFor: (method, path) => (method === "POST" && path === "/api/orders" ? endpoint : undefined), batchSize: 1000 }),
+      recoverAbandonedKeys({
+        store,
+        endpointFor: (method, path) =>
+          method === "POST" && path === "/api/orders" ? endpoint : undefined,
+        batchSize: 1000,
+      }),
   };
 }
 
@@ -60,11 +71,23 @@ describe("the recovery worker", () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody();
-    expect((await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "after-charge" } })).response.status).toBe(500);
+    expect(
+      (
+        await postOrder({
+          token: shopper.token,
+          key,
+          body,
+          headers: { "OncePay-Fault": "after-charge" },
+        })
+      ).response.status,
+    ).toBe(500);
 
     // Lease still live: the worker leaves it alone.
     await worker().runOnce();
-    expect(await keyRow(shopper.id, key)).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+    expect(await keyRow(shopper.id, key)).toMatchObject({
+      state: "in_flight",
+      recovery_point: "payment_started",
+    });
 
     await expireLease(shopper.id, key);
     const recovering = worker();
@@ -76,7 +99,10 @@ describe("the recovery worker", () => {
     expect(await countRows("payments", shopper.id)).toBe(1);
     // The worker asked the provider again (nothing recorded its answer), and got the first charge back.
     expect(recovering.provider.callsFor(paymentProviderKey(shopper.id, row!.id))).toBe(1);
-    const ledger = await ledgerFor({ url: inject("paymentSimulatorUrl") }, { idempotencyKey: paymentProviderKey(shopper.id, row!.id) });
+    const ledger = await ledgerFor(
+      { url: inject("paymentSimulatorUrl") },
+      { idempotencyKey: paymentProviderKey(shopper.id, row!.id) },
+    );
     expect(ledger.charges).toHaveLength(1);
     expect(row!.response_body).toMatchObject({ payment: { id: ledger.payment_intents[0]?.id } });
 
@@ -91,9 +117,22 @@ describe("the recovery worker", () => {
     const key = randomUUID();
     const body = cartBody();
     // The order transaction fails: the provider's answer is already stored with the key.
-    expect((await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "before-commit" } })).response.status).toBe(500);
+    expect(
+      (
+        await postOrder({
+          token: shopper.token,
+          key,
+          body,
+          headers: { "OncePay-Fault": "before-commit" },
+        })
+      ).response.status,
+    ).toBe(500);
     const died = await keyRow(shopper.id, key);
-    expect(died).toMatchObject({ state: "in_flight", recovery_point: "charged", side_effect_result: { status: "succeeded" } });
+    expect(died).toMatchObject({
+      state: "in_flight",
+      recovery_point: "charged",
+      side_effect_result: { status: "succeeded" },
+    });
     expect(await countRows("orders", shopper.id)).toBe(0);
 
     await expireLease(shopper.id, key);
@@ -102,8 +141,19 @@ describe("the recovery worker", () => {
     expect(recovering.provider.callsFor(paymentProviderKey(shopper.id, died!.id))).toBe(0);
     expect(await countRows("orders", shopper.id)).toBe(1);
     const row = await keyRow(shopper.id, key);
-    expect(row).toMatchObject({ state: "complete", response_status: 201, response_body: { payment: { id: (died!.side_effect_result as { providerPaymentId: string }).providerPaymentId } } });
-    const ledger = await ledgerFor({ url: inject("paymentSimulatorUrl") }, { idempotencyKey: paymentProviderKey(shopper.id, died!.id) });
+    expect(row).toMatchObject({
+      state: "complete",
+      response_status: 201,
+      response_body: {
+        payment: {
+          id: (died!.side_effect_result as { providerPaymentId: string }).providerPaymentId,
+        },
+      },
+    });
+    const ledger = await ledgerFor(
+      { url: inject("paymentSimulatorUrl") },
+      { idempotencyKey: paymentProviderKey(shopper.id, died!.id) },
+    );
     expect(ledger.charges).toHaveLength(1);
   });
 
@@ -111,17 +161,36 @@ describe("the recovery worker", () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody({ paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" });
-    expect((await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "before-commit" } })).response.status).toBe(500);
+    expect(
+      (
+        await postOrder({
+          token: shopper.token,
+          key,
+          body,
+          headers: { "OncePay-Fault": "before-commit" },
+        })
+      ).response.status,
+    ).toBe(500);
     const died = await keyRow(shopper.id, key);
-    expect(died).toMatchObject({ recovery_point: "charged", side_effect_result: { status: "declined", declineCode: "insufficient_funds" } });
+    expect(died).toMatchObject({
+      recovery_point: "charged",
+      side_effect_result: { status: "declined", declineCode: "insufficient_funds" },
+    });
 
     await expireLease(shopper.id, key);
     const recovering = worker();
     expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
     expect(recovering.provider.callsFor(paymentProviderKey(shopper.id, died!.id))).toBe(0);
-    expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete", response_status: 402, response_body: { declineCode: "insufficient_funds" } });
+    expect(await keyRow(shopper.id, key)).toMatchObject({
+      state: "complete",
+      response_status: 402,
+      response_body: { declineCode: "insufficient_funds" },
+    });
     expect(await countRows("orders", shopper.id)).toBe(0);
-    const { rows } = await testDb().query(`SELECT status::text, decline_code FROM payments WHERE account_id = $1`, [shopper.id]);
+    const { rows } = await testDb().query(
+      `SELECT status::text, decline_code FROM payments WHERE account_id = $1`,
+      [shopper.id],
+    );
     expect(rows).toEqual([{ status: "declined", decline_code: "insufficient_funds" }]);
 
     const retry = await postOrder({ token: shopper.token, key, body });
@@ -133,7 +202,12 @@ describe("the recovery worker", () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody();
-    const first = await postOrder({ token: shopper.token, key, body, headers: { "OncePay-Fault": "after-charge" } });
+    const first = await postOrder({
+      token: shopper.token,
+      key,
+      body,
+      headers: { "OncePay-Fault": "after-charge" },
+    });
     expect(first.response.status).toBe(500);
     const died = await keyRow(shopper.id, key);
     const chargedTotal = (died!.side_effect_request as { total: number }).total;
@@ -143,32 +217,65 @@ describe("the recovery worker", () => {
     const checkout = checkoutEndpoint({ store: repriced.store, provider: repriced.provider });
     const raisePrices: typeof checkout.parseBody = (json) => {
       const parsed = checkout.parseBody(json);
-      if (parsed.ok) parsed.body = { ...parsed.body, total: parsed.body.total + 500, lines: parsed.body.lines.map((line) => ({ ...line, amount: line.amount + 500 })) };
+      if (parsed.ok)
+        parsed.body = {
+          ...parsed.body,
+          total: parsed.body.total + 500,
+          lines: parsed.body.lines.map((line) => ({ ...line, amount: line.amount + 500 })),
+        };
       return parsed;
     };
-    const endpoint = { ...checkout, parseBody: raisePrices } as IdempotentEndpoint<unknown, GatedRows>;
+    const endpoint = { ...checkout, parseBody: raisePrices } as IdempotentEndpoint<
+      unknown,
+      GatedRows
+    >;
     await expireLease(shopper.id, key);
-    const report = await recoverAbandonedKeys({ store: repriced.store, endpointFor: () => endpoint, batchSize: 1000 });
+    const report = await recoverAbandonedKeys({
+      store: repriced.store,
+      endpointFor: () => endpoint,
+      batchSize: 1000,
+    });
 
     expect(report.completed).toBeGreaterThanOrEqual(1);
     expect(repriced.provider.callsFor(paymentProviderKey(shopper.id, died!.id))).toBe(1);
-    const ledger = await ledgerFor({ url: inject("paymentSimulatorUrl") }, { idempotencyKey: paymentProviderKey(shopper.id, died!.id) });
+    const ledger = await ledgerFor(
+      { url: inject("paymentSimulatorUrl") },
+      { idempotencyKey: paymentProviderKey(shopper.id, died!.id) },
+    );
     expect(ledger.payment_intents.map((intent) => intent.amount)).toEqual([chargedTotal]);
     expect(ledger.charges).toHaveLength(1);
-    const { rows } = await testDb().query(`SELECT total_amount FROM orders WHERE account_id = $1`, [shopper.id]);
+    const { rows } = await testDb().query(`SELECT total_amount FROM orders WHERE account_id = $1`, [
+      shopper.id,
+    ]);
     expect(rows).toEqual([{ total_amount: chargedTotal }]);
   });
 
   it("keeps a resumed key in flight when the provider refuses the repeat, since the first attempt's charge may exist; a later run finishes it once", async () => {
     const shopper = await createAccount();
     const key = randomUUID();
-    expect((await postOrder({ token: shopper.token, key, headers: { "OncePay-Fault": "after-charge" } })).response.status).toBe(500);
+    expect(
+      (await postOrder({ token: shopper.token, key, headers: { "OncePay-Fault": "after-charge" } }))
+        .response.status,
+    ).toBe(500);
     await expireLease(shopper.id, key);
 
     // The provider's credentials broke meanwhile: every call is refused (401).
-    const store = new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
-    const refusing = checkoutEndpoint({ store, provider: new StripePaymentProvider({ secretKey: "sk_test_not-a-valid-key!", simulatorUrl: inject("paymentSimulatorUrl") }) });
-    const report = await recoverAbandonedKeys({ store, endpointFor: () => refusing as IdempotentEndpoint<unknown, GatedRows>, batchSize: 1000 });
+    const store = new PostgresIdempotencyStore(testDb(), {
+      leaseSeconds: 30,
+      ttlSeconds: 24 * 60 * 60,
+    });
+    const refusing = checkoutEndpoint({
+      store,
+      provider: new StripePaymentProvider({
+        secretKey: "sk_test_not-a-valid-key!",
+        simulatorUrl: inject("paymentSimulatorUrl"),
+      }),
+    });
+    const report = await recoverAbandonedKeys({
+      store,
+      endpointFor: () => refusing as IdempotentEndpoint<unknown, GatedRows>,
+      batchSize: 1000,
+    });
     expect(report.failed).toBeGreaterThanOrEqual(1);
     const kept = await keyRow(shopper.id, key);
     expect(kept).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
@@ -176,8 +283,19 @@ describe("the recovery worker", () => {
 
     const recovering = worker();
     expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
-    expect(await keyRow(shopper.id, key)).toMatchObject({ id: kept!.id, state: "complete", response_status: 201 });
-    expect((await ledgerFor({ url: inject("paymentSimulatorUrl") }, { idempotencyKey: paymentProviderKey(shopper.id, kept!.id) })).charges).toHaveLength(1);
+    expect(await keyRow(shopper.id, key)).toMatchObject({
+      id: kept!.id,
+      state: "complete",
+      response_status: 201,
+    });
+    expect(
+      (
+        await ledgerFor(
+          { url: inject("paymentSimulatorUrl") },
+          { idempotencyKey: paymentProviderKey(shopper.id, kept!.id) },
+        )
+      ).charges,
+    ).toHaveLength(1);
     expect(await countRows("orders", shopper.id)).toBe(1);
   });
 
@@ -186,7 +304,14 @@ describe("the recovery worker", () => {
     const key = randomUUID();
     const body = cartBody();
     // An attempt that claimed the key and then vanished (no release ran).
-    const claimed = await worker().store.claimKey({ accountId: shopper.id, key, method: "POST", path: "/api/orders", fingerprint: "0".repeat(64), body });
+    const claimed = await worker().store.claimKey({
+      accountId: shopper.id,
+      key,
+      method: "POST",
+      path: "/api/orders",
+      fingerprint: "0".repeat(64),
+      body,
+    });
     expect(claimed.kind).toBe("claimed");
     await expireLease(shopper.id, key);
 
@@ -220,25 +345,43 @@ describe("the recovery worker", () => {
       },
     } as IdempotentEndpoint<unknown, GatedRows>;
 
-    const report = await recoverAbandonedKeys({ store, endpointFor: () => counted, batchSize: 1000, concurrency: 4 });
+    const report = await recoverAbandonedKeys({
+      store,
+      endpointFor: () => counted,
+      batchSize: 1000,
+      concurrency: 4,
+    });
     expect(report.completed).toBeGreaterThanOrEqual(keys.length);
     expect(peak).toBe(4);
-    for (const key of keys) expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete", response_status: 201 });
+    for (const key of keys)
+      expect(await keyRow(shopper.id, key)).toMatchObject({
+        state: "complete",
+        response_status: 201,
+      });
     expect(await countRows("orders", shopper.id)).toBe(keys.length);
     expect(await countRows("payments", shopper.id)).toBe(keys.length);
   });
 
   // Two instances' workers racing for the same keys: a real race only on PostgreSQL.
-  itOnServer("concurrency", "finishes each abandoned key once when two workers run at the same time", async () => {
-    const shopper = await createAccount();
-    const keys = Array.from({ length: 5 }, () => randomUUID());
-    for (const key of keys) {
-      await postOrder({ token: shopper.token, key, headers: { "OncePay-Fault": "after-charge" } });
-      await expireLease(shopper.id, key);
-    }
-    await Promise.all([worker().runOnce(), worker().runOnce()]);
-    for (const key of keys) expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete" });
-    expect(await countRows("orders", shopper.id)).toBe(keys.length);
-    expect(await countRows("payments", shopper.id)).toBe(keys.length);
-  });
+  itOnServer(
+    "concurrency",
+    "finishes each abandoned key once when two workers run at the same time",
+    async () => {
+      const shopper = await createAccount();
+      const keys = Array.from({ length: 5 }, () => randomUUID());
+      for (const key of keys) {
+        await postOrder({
+          token: shopper.token,
+          key,
+          headers: { "OncePay-Fault": "after-charge" },
+        });
+        await expireLease(shopper.id, key);
+      }
+      await Promise.all([worker().runOnce(), worker().runOnce()]);
+      for (const key of keys)
+        expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete" });
+      expect(await countRows("orders", shopper.id)).toBe(keys.length);
+      expect(await countRows("payments", shopper.id)).toBe(keys.length);
+    },
+  );
 });

@@ -45,17 +45,25 @@ export interface RecoveryDeps<Tx> {
 
 const DEFAULT_CONCURRENCY = 4;
 
-export async function recoverAbandonedKeys<Tx>({ store, endpointFor, batchSize, concurrency = DEFAULT_CONCURRENCY }: RecoveryDeps<Tx>): Promise<RecoveryReport> {
+export async function recoverAbandonedKeys<Tx>({
+  store,
+  endpointFor,
+  batchSize,
+  concurrency = DEFAULT_CONCURRENCY,
+}: RecoveryDeps<Tx>): Promise<RecoveryReport> {
   const report: RecoveryReport = { examined: 0, released: 0, completed: 0, skipped: 0, failed: 0 };
   const abandoned = await store.findAbandonedKeys(batchSize);
   const outcomes = await mapWithLimit(abandoned, concurrency, (key) =>
     // The key's lines carry its ids, as its attempts' lines do, so one
     // search finds the request's whole story, whichever instance finished it.
-    runWithContext({ keyId: key.keyId, accountId: key.accountId, idempotencyKey: key.idempotencyKey }, async () => {
-      const result = await recoverOne({ store, endpointFor }, key);
-      if (result !== "skipped") log.info("recovery.key", { result });
-      return result;
-    }),
+    runWithContext(
+      { keyId: key.keyId, accountId: key.accountId, idempotencyKey: key.idempotencyKey },
+      async () => {
+        const result = await recoverOne({ store, endpointFor }, key);
+        if (result !== "skipped") log.info("recovery.key", { result });
+        return result;
+      },
+    ),
   );
   for (const outcome of outcomes) report[outcome]++;
   report.examined = abandoned.length;
@@ -64,7 +72,10 @@ export async function recoverAbandonedKeys<Tx>({ store, endpointFor, batchSize, 
 }
 
 /** Takes one abandoned key over and releases or finishes it; another worker may have got there first. */
-async function recoverOne<Tx>(deps: Pick<RecoveryDeps<Tx>, "store" | "endpointFor">, abandoned: AbandonedKey): Promise<Exclude<keyof RecoveryReport, "examined">> {
+async function recoverOne<Tx>(
+  deps: Pick<RecoveryDeps<Tx>, "store" | "endpointFor">,
+  abandoned: AbandonedKey,
+): Promise<Exclude<keyof RecoveryReport, "examined">> {
   // One key's trouble (the database blinked, the provider is down) must not
   // end the run: the key keeps its place and the next run tries again.
   try {
@@ -102,7 +113,11 @@ async function resumeKey<Tx>(
 ): Promise<"completed" | "failed"> {
   const endpoint = endpointFor(abandoned.method, abandoned.path);
   if (!endpoint) {
-    log.error("recovery.unknown_endpoint", { keyId: abandoned.keyId, method: abandoned.method, path: abandoned.path });
+    log.error("recovery.unknown_endpoint", {
+      keyId: abandoned.keyId,
+      method: abandoned.method,
+      path: abandoned.path,
+    });
     return "failed";
   }
   const outcome = await resumeAbandoned(endpoint, claim, abandoned);

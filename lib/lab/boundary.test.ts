@@ -9,7 +9,9 @@ import { describe, expect, it } from "vitest";
  */
 async function restrictedImportsIn(filePath: string, source: string): Promise<string[]> {
   const [result] = await new ESLint().lintText(source, { filePath });
-  return (result?.messages ?? []).filter((message) => message.ruleId === "no-restricted-imports").map((message) => message.message);
+  return (result?.messages ?? [])
+    .filter((message) => message.ruleId === "no-restricted-imports")
+    .map((message) => message.message);
 }
 
 describe("lib/lab's import boundary", () => {
@@ -40,7 +42,8 @@ describe("lib/lab's import boundary", () => {
   });
 
   it("applies to lib/lab only: the real endpoint uses the idempotency layer", async () => {
-    const source = 'import { outcomeToResponse } from "@/lib/idempotency/outcomes";\nexport const used = outcomeToResponse;\n';
+    const source =
+      'import { outcomeToResponse } from "@/lib/idempotency/outcomes";\nexport const used = outcomeToResponse;\n';
     expect(await restrictedImportsIn("lib/api/example.ts", source)).toEqual([]);
   });
 });

@@ -1,5 +1,12 @@
 import { inTransaction } from "@/lib/db/transaction";
-import { chargeOnce, labIdempotencyKey, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
+import {
+  chargeOnce,
+  labIdempotencyKey,
+  labReplay,
+  labResponse,
+  recordLabOutcome,
+  runLabCheckout,
+} from "@/lib/lab/lab-checkout";
 
 /**
  * BROKEN ON PURPOSE: the lab's "check, then insert" strategy,
@@ -20,7 +27,10 @@ export async function createCheckThenInsertOrder(request: Request): Promise<Resp
     const { db, accountId } = checkout;
 
     // The check.
-    const seen = await db.labCheckThenInsertKey.findFirst({ where: { accountId, idemKey: key.key }, orderBy: { createdAt: "asc" } });
+    const seen = await db.labCheckThenInsertKey.findFirst({
+      where: { accountId, idemKey: key.key },
+      orderBy: { createdAt: "asc" },
+    });
     if (seen) return labReplay(seen);
 
     // The window: until this request's INSERT commits, every duplicate passes the check above.
@@ -30,12 +40,10 @@ export async function createCheckThenInsertOrder(request: Request): Promise<Resp
     // The insert, with the order. Nothing stops a second row for the same key.
     const result = await inTransaction(checkout.pool, async (tx) => {
       const response = await recordLabOutcome(tx, checkout, charged, key.key);
-      await tx.query(`INSERT INTO lab_check_then_insert_keys (account_id, idem_key, response_status, response_body) VALUES ($1, $2, $3, $4::jsonb)`, [
-        accountId,
-        key.key,
-        response.status,
-        JSON.stringify(response.body),
-      ]);
+      await tx.query(
+        `INSERT INTO lab_check_then_insert_keys (account_id, idem_key, response_status, response_body) VALUES ($1, $2, $3, $4::jsonb)`,
+        [accountId, key.key, response.status, JSON.stringify(response.body)],
+      );
       return response;
     });
     return labResponse(result);

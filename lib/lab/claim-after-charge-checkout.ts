@@ -1,5 +1,12 @@
 import { inTransaction } from "@/lib/db/transaction";
-import { chargeOnce, labIdempotencyKey, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
+import {
+  chargeOnce,
+  labIdempotencyKey,
+  labReplay,
+  labResponse,
+  recordLabOutcome,
+  runLabCheckout,
+} from "@/lib/lab/lab-checkout";
 
 /**
  * BROKEN ON PURPOSE: the lab's "claim after the charge" strategy,
@@ -19,7 +26,10 @@ export async function createClaimAfterChargeOrder(request: Request): Promise<Res
     const key = labIdempotencyKey(request);
     if (!key.ok) return key.response;
     const { db, accountId } = checkout;
-    const stored = () => db.labClaimAfterChargeKey.findUnique({ where: { accountId_idemKey: { accountId, idemKey: key.key } } });
+    const stored = () =>
+      db.labClaimAfterChargeKey.findUnique({
+        where: { accountId_idemKey: { accountId, idemKey: key.key } },
+      });
 
     // A completed key is replayed, as any such code would.
     const completed = await stored();

@@ -2,7 +2,15 @@ import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { serverEnv } from "@/lib/env";
 import { LAB_KEYS_TABLE, labDynamoDb } from "@/lib/lab/key-stores/connections";
-import { chargeOnce, labIdempotencyKey, labInProgress, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
+import {
+  chargeOnce,
+  labIdempotencyKey,
+  labInProgress,
+  labReplay,
+  labResponse,
+  recordLabOutcome,
+  runLabCheckout,
+} from "@/lib/lab/lab-checkout";
 
 /**
  * A COMMON DESIGN, run for real: the separate key store of the classic
@@ -46,9 +54,17 @@ export async function createDynamoDbKeyStoreOrder(request: Request): Promise<Res
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const { Item: item } = await dynamo.send(new GetCommand({ TableName: LAB_KEYS_TABLE, Key: { pk }, ConsistentRead: true }));
-      if (item?.status === "COMPLETED") return labReplay({ responseStatus: item.responseStatus as number, responseBody: item.responseBody });
-      return labInProgress("Another request holds this key (its item is IN_PROGRESS in DynamoDB). Retry after its ttl has passed, or once it completes.");
+      const { Item: item } = await dynamo.send(
+        new GetCommand({ TableName: LAB_KEYS_TABLE, Key: { pk }, ConsistentRead: true }),
+      );
+      if (item?.status === "COMPLETED")
+        return labReplay({
+          responseStatus: item.responseStatus as number,
+          responseBody: item.responseBody,
+        });
+      return labInProgress(
+        "Another request holds this key (its item is IN_PROGRESS in DynamoDB). Retry after its ttl has passed, or once it completes.",
+      );
     }
 
     try {
@@ -60,15 +76,22 @@ export async function createDynamoDbKeyStoreOrder(request: Request): Promise<Res
         new UpdateCommand({
           TableName: LAB_KEYS_TABLE,
           Key: { pk },
-          UpdateExpression: "SET #status = :completed, responseStatus = :status, responseBody = :body",
+          UpdateExpression:
+            "SET #status = :completed, responseStatus = :status, responseBody = :body",
           ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":completed": "COMPLETED", ":status": result.status, ":body": result.body },
+          ExpressionAttributeValues: {
+            ":completed": "COMPLETED",
+            ":status": result.status,
+            ":body": result.body,
+          },
         }),
       );
       return labResponse(result);
     } catch (error) {
       // As the guides do: free the key so that a retry can run.
-      await dynamo.send(new DeleteCommand({ TableName: LAB_KEYS_TABLE, Key: { pk } })).catch(() => undefined);
+      await dynamo
+        .send(new DeleteCommand({ TableName: LAB_KEYS_TABLE, Key: { pk } }))
+        .catch(() => undefined);
       throw error;
     }
   });

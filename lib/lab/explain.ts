@@ -49,7 +49,10 @@ export function explainStorm({ strategy, size, orders, charges }: StormCounts): 
           sentence: `${RESERVATION[strategy]} let one request reserve the key before the charge: one charge, and the other ${size - 1} got 409 or the stored answer.`,
         };
       }
-      return { outcome: "broke", sentence: `Expected one order and one charge, but the server reports ${times(orders, "order")} and ${times(charges, "charge")}.` };
+      return {
+        outcome: "broke",
+        sentence: `Expected one order and one charge, but the server reports ${times(orders, "order")} and ${times(charges, "charge")}.`,
+      };
     case "atomic_claim":
       if (once) {
         return {
@@ -57,7 +60,10 @@ export function explainStorm({ strategy, size, orders, charges }: StormCounts): 
           sentence: `The key was claimed with INSERT … ON CONFLICT before the charge: one request charged, and the other ${size - 1} got 409 or the stored answer.`,
         };
       }
-      return { outcome: "broke", sentence: `Expected one order and one charge, but the server reports ${times(orders, "order")} and ${times(charges, "charge")}. This is a bug.` };
+      return {
+        outcome: "broke",
+        sentence: `Expected one order and one charge, but the server reports ${times(orders, "order")} and ${times(charges, "charge")}. This is a bug.`,
+      };
   }
 }
 
@@ -86,10 +92,17 @@ export interface CrashCounts {
   final: string | null;
 }
 
-export function explainCrash({ strategy, orders, charges, inProgressSeconds, final }: CrashCounts): StormVerdict {
+export function explainCrash({
+  strategy,
+  orders,
+  charges,
+  inProgressSeconds,
+  final,
+}: CrashCounts): StormVerdict {
   const booksAgree = orders === charges;
   const counts = `${charges} ${charges === 1 ? "charge" : "charges"}, ${orders} ${orders === 1 ? "order" : "orders"}`;
-  const waited = inProgressSeconds === null ? "" : `retries got 409 for ${inProgressSeconds.toFixed(0)} s, `;
+  const waited =
+    inProgressSeconds === null ? "" : `retries got 409 for ${inProgressSeconds.toFixed(0)} s, `;
   const kind = LAB_STRATEGY_INFO[strategy].kind;
   if (charges === 1 && orders === 1) {
     return {
@@ -107,7 +120,13 @@ export function explainCrash({ strategy, orders, charges, inProgressSeconds, fin
     };
   }
   if (kind === "broken") {
-    return { outcome: "broke", sentence: `Nothing had recorded the charge when the server crashed, so the retry charged again: ${counts}.` };
+    return {
+      outcome: "broke",
+      sentence: `Nothing had recorded the charge when the server crashed, so the retry charged again: ${counts}.`,
+    };
   }
-  return { outcome: booksAgree ? "held" : "broke", sentence: `${counts}${booksAgree ? "" : ": the books do not agree"}.` };
+  return {
+    outcome: booksAgree ? "held" : "broke",
+    sentence: `${counts}${booksAgree ? "" : ": the books do not agree"}.`,
+  };
 }

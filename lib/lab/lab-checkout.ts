@@ -4,7 +4,12 @@ import type { Database } from "@/lib/db/client";
 import type pg from "pg";
 import { writeRows, type Queryable } from "@/lib/db/sql";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, LAB_CRASH_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  LAB_CRASH_HEADER,
+  RETRY_AFTER_HEADER,
+} from "@/lib/http/headers";
 import { jsonResponse } from "@/lib/http/json";
 import { lostResponse } from "@/lib/http/lost-response";
 import { PROBLEM_CONTENT_TYPE, problemResponse, problemType } from "@/lib/http/problem";
@@ -58,7 +63,11 @@ export interface LabCheckout {
 /** Where the crash scenario stops a request: the charge is made, nothing after it is. */
 export type LabCrashPoint = "after-charge";
 
-export async function runLabCheckout(request: Request, strategy: LabOnlyStrategy, run: (checkout: LabCheckout) => Promise<Response>): Promise<Response> {
+export async function runLabCheckout(
+  request: Request,
+  strategy: LabOnlyStrategy,
+  run: (checkout: LabCheckout) => Promise<Response>,
+): Promise<Response> {
   const { db, pool, statements, paymentProvider } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
@@ -73,7 +82,10 @@ export async function runLabCheckout(request: Request, strategy: LabOnlyStrategy
   if (!parsed.ok) return requestProblemResponse("invalid-body", parsed.detail, parsed.errors);
 
   const accountId = auth.caller.accountId;
-  const storm = await db.labStorm.findUnique({ where: { accountId_cartId: { accountId, cartId: parsed.body.cartId } }, select: { id: true, strategy: true } });
+  const storm = await db.labStorm.findUnique({
+    where: { accountId_cartId: { accountId, cartId: parsed.body.cartId } },
+    select: { id: true, strategy: true },
+  });
   const crashAt = request.headers.get(LAB_CRASH_HEADER);
   let crashed: (response: Response) => void = () => undefined;
   const crash = new Promise<Response>((resolve) => (crashed = resolve));
@@ -101,7 +113,12 @@ export async function runLabCheckout(request: Request, strategy: LabOnlyStrategy
 function keyStoreUnavailable(error: unknown): Response {
   if (!(error instanceof LabKeyStoreUnavailable)) throw error;
   log.error("lab.key_store_unavailable", { error: error.message });
-  return problemResponse({ type: problemType("dependency-unavailable"), title: "A service this request needs did not answer", status: 503, detail: error.message });
+  return problemResponse({
+    type: problemType("dependency-unavailable"),
+    title: "A service this request needs did not answer",
+    status: 503,
+    detail: error.message,
+  });
 }
 
 /**
@@ -111,7 +128,9 @@ function keyStoreUnavailable(error: unknown): Response {
  * call). Had these strategies passed one key per intent, the provider's own
  * idempotency would hide what the strategy gets wrong.
  */
-export async function chargeOnce(checkout: LabCheckout): Promise<{ charge: ChargeResult; providerKey: string }> {
+export async function chargeOnce(
+  checkout: LabCheckout,
+): Promise<{ charge: ChargeResult; providerKey: string }> {
   const providerKey = `${LAB_PROVIDER_KEY_PREFIX}${checkout.strategy}:${randomUUID()}`;
   const charge = await checkout.provider.charge({
     amount: checkout.cart.total,
@@ -149,7 +168,9 @@ export async function recordLabOutcome(
  * header, present and not absurdly long. (The real parser, with the RFC 8941
  * form, lives in lib/idempotency, which the lab may not use.)
  */
-export function labIdempotencyKey(request: Request): { ok: true; key: string } | { ok: false; response: Response } {
+export function labIdempotencyKey(
+  request: Request,
+): { ok: true; key: string } | { ok: false; response: Response } {
   const key = request.headers.get(IDEMPOTENCY_KEY_HEADER)?.trim() ?? "";
   if (key.length > 0 && key.length <= 255) return { ok: true, key };
   return {
@@ -170,13 +191,21 @@ export function labResponse(stored: LabResult): Response {
 /** A response a lab strategy stored with its key, sent again. Its table keeps no headers: a 4xx is a problem. */
 export function labReplay(stored: { responseStatus: number; responseBody: unknown }): Response {
   const contentType = stored.responseStatus >= 400 ? PROBLEM_CONTENT_TYPE : "application/json";
-  return jsonResponse(stored.responseStatus, stored.responseBody, { "Content-Type": contentType, [IDEMPOTENT_REPLAYED_HEADER]: "true" });
+  return jsonResponse(stored.responseStatus, stored.responseBody, {
+    "Content-Type": contentType,
+    [IDEMPOTENT_REPLAYED_HEADER]: "true",
+  });
 }
 
 /** What the copied designs answer while another request holds the key: 409, retry shortly, as OncePay does. */
 export function labInProgress(detail: string): Response {
   return problemResponse(
-    { type: problemType("request-in-progress"), title: "A request with this key is still in progress", status: 409, detail },
+    {
+      type: problemType("request-in-progress"),
+      title: "A request with this key is still in progress",
+      status: 409,
+      detail,
+    },
     { [RETRY_AFTER_HEADER]: "1" },
   );
 }

@@ -1,9 +1,25 @@
-import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyPersistenceLayerError, IdempotencyValidationError, makeIdempotent } from "@aws-lambda-powertools/idempotency";
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  IdempotencyPersistenceLayerError,
+  IdempotencyValidationError,
+  makeIdempotent,
+} from "@aws-lambda-powertools/idempotency";
 import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
 import { serverEnv } from "@/lib/env";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import { LAB_POWERTOOLS_TABLE, labDynamoDb } from "@/lib/lab/key-stores/connections";
-import { chargeOnce, labIdempotencyKey, labInProgress, labReplay, labResponse, recordLabOutcome, runLabCheckout, type LabCheckout, type LabResult } from "@/lib/lab/lab-checkout";
+import {
+  chargeOnce,
+  labIdempotencyKey,
+  labInProgress,
+  labReplay,
+  labResponse,
+  recordLabOutcome,
+  runLabCheckout,
+  type LabCheckout,
+  type LabResult,
+} from "@/lib/lab/lab-checkout";
 
 /**
  * A COMMON DESIGN, run for real: AWS Lambda Powertools' idempotency utility
@@ -37,7 +53,10 @@ export const POWERTOOLS_KEY_PREFIX = "oncepay-lab-checkout";
 let persistence: Promise<DynamoDBPersistenceLayer> | undefined;
 
 function persistenceStore(): Promise<DynamoDBPersistenceLayer> {
-  persistence ??= labDynamoDb().then(({ client }) => new DynamoDBPersistenceLayer({ tableName: LAB_POWERTOOLS_TABLE, awsSdkV3Client: client }));
+  persistence ??= labDynamoDb().then(
+    ({ client }) =>
+      new DynamoDBPersistenceLayer({ tableName: LAB_POWERTOOLS_TABLE, awsSdkV3Client: client }),
+  );
   return persistence;
 }
 
@@ -64,7 +83,12 @@ export async function createPowertoolsOrder(request: Request): Promise<Response>
         ran = true;
         const charged = await chargeOnce(checkout);
         await checkout.crashPoint("after-charge");
-        return recordLabOutcome(checkout.statements, checkout, charged, event.headers["idempotency-key"]);
+        return recordLabOutcome(
+          checkout.statements,
+          checkout,
+          charged,
+          event.headers["idempotency-key"],
+        );
       },
       {
         persistenceStore: await persistenceStore(),
@@ -82,16 +106,29 @@ export async function createPowertoolsOrder(request: Request): Promise<Response>
     const remainingMs = serverEnv().LAB_KEY_EXPIRY_SECONDS * 1000;
     try {
       const result = await idempotentCheckout(
-        { accountId: checkout.accountId, headers: { "idempotency-key": key.key }, body: checkout.cart },
+        {
+          accountId: checkout.accountId,
+          headers: { "idempotency-key": key.key },
+          body: checkout.cart,
+        },
         { getRemainingTimeInMillis: () => remainingMs },
       );
-      return ran ? labResponse(result) : labReplay({ responseStatus: result.status, responseBody: result.body });
+      return ran
+        ? labResponse(result)
+        : labReplay({ responseStatus: result.status, responseBody: result.body });
     } catch (error) {
       if (error instanceof IdempotencyAlreadyInProgressError) {
-        return labInProgress("Powertools holds an INPROGRESS record for this key. Retry once it completes, or after its in-progress expiry.");
+        return labInProgress(
+          "Powertools holds an INPROGRESS record for this key. Retry once it completes, or after its in-progress expiry.",
+        );
       }
       if (error instanceof IdempotencyValidationError) {
-        return problemResponse({ type: problemType("idempotency-key-reused"), title: "Idempotency key reused with a different request", status: 422, detail: "Powertools' payload validation found another body under this key." });
+        return problemResponse({
+          type: problemType("idempotency-key-reused"),
+          title: "Idempotency key reused with a different request",
+          status: 422,
+          detail: "Powertools' payload validation found another body under this key.",
+        });
       }
       if (error instanceof IdempotencyPersistenceLayerError) throw error.cause ?? error;
       throw error;

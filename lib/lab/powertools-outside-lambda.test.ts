@@ -1,7 +1,11 @@
 import { createHash } from "node:crypto";
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
-import { IdempotencyAlreadyInProgressError, IdempotencyConfig, makeIdempotent } from "@aws-lambda-powertools/idempotency";
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  makeIdempotent,
+} from "@aws-lambda-powertools/idempotency";
 import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 
@@ -15,12 +19,21 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
  * for that reason.
  */
 const TABLE = "powertools_outside_lambda";
-const client = new DynamoDBClient({ endpoint: inject("labDynamoDbUrl"), region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+const client = new DynamoDBClient({
+  endpoint: inject("labDynamoDbUrl"),
+  region: "local",
+  credentials: { accessKeyId: "local", secretAccessKey: "local" },
+});
 const doc = DynamoDBDocumentClient.from(client);
 
 beforeAll(async () => {
   await client.send(
-    new CreateTableCommand({ TableName: TABLE, AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }], KeySchema: [{ AttributeName: "id", KeyType: "HASH" }], BillingMode: "PAY_PER_REQUEST" }),
+    new CreateTableCommand({
+      TableName: TABLE,
+      AttributeDefinitions: [{ AttributeName: "id", AttributeType: "S" }],
+      KeySchema: [{ AttributeName: "id", KeyType: "HASH" }],
+      BillingMode: "PAY_PER_REQUEST",
+    }),
   );
 });
 afterAll(() => client.destroy());
@@ -32,7 +45,10 @@ function crashingCheckout(charges: string[]) {
       charges.push(event.key);
       await new Promise<never>(() => undefined);
     },
-    { persistenceStore: new DynamoDBPersistenceLayer({ tableName: TABLE, awsSdkV3Client: client }), config: new IdempotencyConfig({ eventKeyJmesPath: "key", expiresAfterSeconds: 24 * 60 * 60 }) },
+    {
+      persistenceStore: new DynamoDBPersistenceLayer({ tableName: TABLE, awsSdkV3Client: client }),
+      config: new IdempotencyConfig({ eventKeyJmesPath: "key", expiresAfterSeconds: 24 * 60 * 60 }),
+    },
   ) as (event: { key: string }, context?: { getRemainingTimeInMillis(): number }) => Promise<void>;
 }
 
@@ -47,7 +63,9 @@ describe("Powertools' idempotency outside Lambda", () => {
     expect(record.status).toBe("INPROGRESS");
     expect(Number(record.in_progress_expiration)).toBeGreaterThan(Date.now() + 15_000);
     expect(Number(record.in_progress_expiration)).toBeLessThanOrEqual(Date.now() + 20_000);
-    await expect(checkout({ key: "with-context" }, { getRemainingTimeInMillis: () => 20_000 })).rejects.toBeInstanceOf(IdempotencyAlreadyInProgressError);
+    await expect(
+      checkout({ key: "with-context" }, { getRemainingTimeInMillis: () => 20_000 }),
+    ).rejects.toBeInstanceOf(IdempotencyAlreadyInProgressError);
   });
 
   it("without one: it warns, writes no in-progress expiry, and the key stays blocked until the record expires, a day later", async () => {
@@ -63,7 +81,9 @@ describe("Powertools' idempotency outside Lambda", () => {
     expect(record.status).toBe("INPROGRESS");
     expect(record.in_progress_expiration).toBeUndefined();
     expect(Number(record.expiration)).toBeGreaterThan(Date.now() / 1000 + 23 * 60 * 60);
-    await expect(checkout({ key: "no-context" })).rejects.toBeInstanceOf(IdempotencyAlreadyInProgressError);
+    await expect(checkout({ key: "no-context" })).rejects.toBeInstanceOf(
+      IdempotencyAlreadyInProgressError,
+    );
   });
 });
 

@@ -1,6 +1,14 @@
 import { serverEnv } from "@/lib/env";
 import { labRedis } from "@/lib/lab/key-stores/connections";
-import { chargeOnce, labIdempotencyKey, labInProgress, labReplay, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
+import {
+  chargeOnce,
+  labIdempotencyKey,
+  labInProgress,
+  labReplay,
+  labResponse,
+  recordLabOutcome,
+  runLabCheckout,
+} from "@/lib/lab/lab-checkout";
 
 /**
  * A COMMON DESIGN, run for real: a separate key store on Redis,
@@ -25,21 +33,28 @@ export async function createRedisKeyStoreOrder(request: Request): Promise<Respon
     const redisKey = `idem:${checkout.accountId}:${key.key}`;
     const expiry = serverEnv().LAB_KEY_EXPIRY_SECONDS;
 
-    const reserved = await redis.set(redisKey, IN_PROGRESS, { condition: "NX", expiration: { type: "EX", value: expiry } });
+    const reserved = await redis.set(redisKey, IN_PROGRESS, {
+      condition: "NX",
+      expiration: { type: "EX", value: expiry },
+    });
     if (reserved !== "OK") {
       const stored = await redis.get(redisKey);
       if (stored && stored !== IN_PROGRESS) {
         const { status, body } = JSON.parse(stored) as { status: number; body: unknown };
         return labReplay({ responseStatus: status, responseBody: body });
       }
-      return labInProgress("Another request holds this key (IN_PROGRESS in Redis). Retry once it completes or expires.");
+      return labInProgress(
+        "Another request holds this key (IN_PROGRESS in Redis). Retry once it completes or expires.",
+      );
     }
 
     try {
       const charged = await chargeOnce(checkout);
       await checkout.crashPoint("after-charge");
       const result = await recordLabOutcome(checkout.statements, checkout, charged, key.key);
-      await redis.set(redisKey, JSON.stringify({ status: result.status, body: result.body }), { expiration: { type: "EX", value: expiry } });
+      await redis.set(redisKey, JSON.stringify({ status: result.status, body: result.body }), {
+        expiration: { type: "EX", value: expiry },
+      });
       return labResponse(result);
     } catch (error) {
       await redis.del(redisKey).catch(() => undefined);

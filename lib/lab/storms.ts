@@ -5,7 +5,12 @@ import type { LabStorm } from "@/lib/generated/prisma/client";
 import type { LabRunKind } from "@/lib/generated/prisma/enums";
 import { FAULT_HEADER, IDEMPOTENCY_KEY_HEADER, LAB_CRASH_HEADER } from "@/lib/http/headers";
 import { LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
-import { isLabOnly, LAB_STRATEGY_INFO, stormSizesUpTo, type LabStrategy } from "@/lib/lab/strategies";
+import {
+  isLabOnly,
+  LAB_STRATEGY_INFO,
+  stormSizesUpTo,
+  type LabStrategy,
+} from "@/lib/lab/strategies";
 import { tallyAtProvider, type ProviderTally } from "@/lib/ledger/provider-tally";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
@@ -57,7 +62,9 @@ export interface StormReport {
   /** Orders written for the storm's cart, counted in our tables. */
   orders: number;
   /** Charges for the storm's intent, counted in the payment provider's records. */
-  provider: { available: true; charges: number; declined: number; amountCharged: number } | { available: false; detail: string };
+  provider:
+    | { available: true; charges: number; declined: number; amountCharged: number }
+    | { available: false; detail: string };
   currency: "usd";
 }
 
@@ -66,7 +73,12 @@ export function allowedStormSizes(): number[] {
   return stormSizesUpTo(serverEnv().LAB_MAX_STORM_SIZE);
 }
 
-export async function createStorm(db: Database, accountId: string, strategy: LabStrategy, run: { kind: "storm"; size: number } | { kind: "crash" }): Promise<LabStorm> {
+export async function createStorm(
+  db: Database,
+  accountId: string,
+  strategy: LabStrategy,
+  run: { kind: "storm"; size: number } | { kind: "crash" },
+): Promise<LabStorm> {
   return db.labStorm.create({
     data: {
       accountId,
@@ -80,14 +92,20 @@ export async function createStorm(db: Database, accountId: string, strategy: Lab
   });
 }
 
-export function stormRequest(storm: Pick<LabStorm, "strategy" | "idemKey" | "cartId">): StormRequest {
+export function stormRequest(
+  storm: Pick<LabStorm, "strategy" | "idemKey" | "cartId">,
+): StormRequest {
   const headers: Record<string, string> = { "Content-Type": "application/json" };
   if (storm.idemKey !== null) headers[IDEMPOTENCY_KEY_HEADER] = storm.idemKey;
   return {
     method: "POST",
     path: LAB_STRATEGY_INFO[storm.strategy].endpoint,
     headers,
-    body: { cartId: storm.cartId, items: STORM_CART.map((item) => ({ ...item })), paymentMethod: STORM_PAYMENT_METHOD },
+    body: {
+      cartId: storm.cartId,
+      items: STORM_CART.map((item) => ({ ...item })),
+      paymentMethod: STORM_PAYMENT_METHOD,
+    },
   };
 }
 
@@ -102,27 +120,61 @@ export function crashPlan(strategy: LabStrategy): CrashPlan {
   const env = serverEnv();
   const expiry = LAB_STRATEGY_INFO[strategy].inFlightExpiry;
   return {
-    header: isLabOnly(strategy) ? { name: LAB_CRASH_HEADER, value: "after-charge" } : { name: FAULT_HEADER, value: "after-charge" },
-    inFlightExpirySeconds: expiry === "lease" ? env.IDEMPOTENCY_LEASE_SECONDS : expiry === "key-expiry" ? env.LAB_KEY_EXPIRY_SECONDS : null,
+    header: isLabOnly(strategy)
+      ? { name: LAB_CRASH_HEADER, value: "after-charge" }
+      : { name: FAULT_HEADER, value: "after-charge" },
+    inFlightExpirySeconds:
+      expiry === "lease"
+        ? env.IDEMPOTENCY_LEASE_SECONDS
+        : expiry === "key-expiry"
+          ? env.LAB_KEY_EXPIRY_SECONDS
+          : null,
   };
 }
 
 /** The account's own storm, or undefined: another account's storm is as absent as one that never was. */
-export async function findStorm(db: Database, accountId: string, stormId: string): Promise<LabStorm | undefined> {
+export async function findStorm(
+  db: Database,
+  accountId: string,
+  stormId: string,
+): Promise<LabStorm | undefined> {
   return (await db.labStorm.findFirst({ where: { id: stormId, accountId } })) ?? undefined;
 }
 
 /** The account's latest storms, newest first. */
-export async function latestStorms(db: Database, accountId: string, limit: number): Promise<LabStorm[]> {
-  return db.labStorm.findMany({ where: { accountId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit });
+export async function latestStorms(
+  db: Database,
+  accountId: string,
+  limit: number,
+): Promise<LabStorm[]> {
+  return db.labStorm.findMany({
+    where: { accountId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+  });
 }
 
-export async function reportStorm(db: Database, records: PaymentRecords, storm: LabStorm): Promise<StormReport> {
+export async function reportStorm(
+  db: Database,
+  records: PaymentRecords,
+  storm: LabStorm,
+): Promise<StormReport> {
   const [orders, tally] = await Promise.all([
     db.order.count({ where: { accountId: storm.accountId, cartId: storm.cartId } }),
     providerTallyOf(db, records, storm),
   ]);
-  return reportOf(storm, orders, tally.available ? { available: true, charges: tally.charges, declined: tally.declined, amountCharged: tally.amountCharged } : tally);
+  return reportOf(
+    storm,
+    orders,
+    tally.available
+      ? {
+          available: true,
+          charges: tally.charges,
+          declined: tally.declined,
+          amountCharged: tally.amountCharged,
+        }
+      : tally,
+  );
 }
 
 /** A storm just recorded: its cart and its id are new, so nothing can have been ordered or charged under them yet. */
@@ -154,10 +206,20 @@ function reportOf(storm: LabStorm, orders: number, provider: StormReport["provid
  * tag anything: its charges are found under its own provider key, which
  * names the storm's key row, exactly as the ledger finds any order's.
  */
-async function providerTallyOf(db: Database, records: PaymentRecords, storm: LabStorm): Promise<ProviderTally> {
-  if (storm.strategy !== "atomic_claim") return tallyAtProvider(records, { [LAB_STORM_METADATA]: storm.id });
+async function providerTallyOf(
+  db: Database,
+  records: PaymentRecords,
+  storm: LabStorm,
+): Promise<ProviderTally> {
+  if (storm.strategy !== "atomic_claim")
+    return tallyAtProvider(records, { [LAB_STORM_METADATA]: storm.id });
   if (storm.idemKey === null) throw new Error(`Storm ${storm.id} of the real checkout has no key`);
-  const keyRow = await db.idempotencyKey.findUnique({ where: { accountId_idemKey: { accountId: storm.accountId, idemKey: storm.idemKey } }, select: { id: true } });
+  const keyRow = await db.idempotencyKey.findUnique({
+    where: { accountId_idemKey: { accountId: storm.accountId, idemKey: storm.idemKey } },
+    select: { id: true },
+  });
   if (!keyRow) return { available: true, charges: 0, declined: 0, amountCharged: 0, payments: [] };
-  return tallyAtProvider(records, { [PROVIDER_KEY_METADATA]: paymentProviderKey(storm.accountId, keyRow.id) });
+  return tallyAtProvider(records, {
+    [PROVIDER_KEY_METADATA]: paymentProviderKey(storm.accountId, keyRow.id),
+  });
 }

@@ -3,7 +3,12 @@ import type { KeyState, RecoveryPoint } from "@/lib/generated/prisma/enums";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { orderLocation } from "@/lib/orders/order-view";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
-import { PaymentLookupError, type PaymentRecords, type ProviderCharge, type ProviderPayment } from "@/lib/payments/provider";
+import {
+  PaymentLookupError,
+  type PaymentRecords,
+  type ProviderCharge,
+  type ProviderPayment,
+} from "@/lib/payments/provider";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
 
 /**
@@ -19,7 +24,12 @@ export interface KeyInspection {
   state: KeyState;
   recoveryPoint: RecoveryPoint;
   /** When the key reached each recovery point (the database's clock); null if it has not. */
-  reached: { claimed: string; paymentStarted: string | null; charged: string | null; finished: string | null };
+  reached: {
+    claimed: string;
+    paymentStarted: string | null;
+    charged: string | null;
+    finished: string | null;
+  };
   /** Who holds the key while it is in flight; null once it is complete. */
   lease: { owner: string; expiresAt: string; expired: boolean } | null;
   expiresAt: string;
@@ -27,10 +37,24 @@ export interface KeyInspection {
   request: { method: string; path: string };
   response: { status: number } | null;
   providerKey: string;
-  provider: { available: true; paymentIntents: ProviderPaymentView[] } | { available: false; detail: string };
-  order: { id: string; location: string; amount: number; currency: string; createdAt: string } | null;
+  provider:
+    | { available: true; paymentIntents: ProviderPaymentView[] }
+    | { available: false; detail: string };
+  order: {
+    id: string;
+    location: string;
+    amount: number;
+    currency: string;
+    createdAt: string;
+  } | null;
   /** Our payment rows for the key: the paid one, or the decline. */
-  payments: { providerPaymentId: string; status: string; amount: number; currency: string; declineCode: string | null }[];
+  payments: {
+    providerPaymentId: string;
+    status: string;
+    amount: number;
+    currency: string;
+    declineCode: string | null;
+  }[];
 }
 
 export interface ProviderPaymentView {
@@ -39,7 +63,13 @@ export interface ProviderPaymentView {
   amount: number;
   currency: string;
   createdAt: string;
-  charges: { id: string; status: string; amount: number; failureCode: string | null; createdAt: string }[];
+  charges: {
+    id: string;
+    status: string;
+    amount: number;
+    failureCode: string | null;
+    createdAt: string;
+  }[];
 }
 
 interface KeyRow {
@@ -65,7 +95,12 @@ interface KeyRow {
 const POSSIBLE_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The account's own key, or undefined: another account's key is as absent as one that never was. */
-export async function inspectKey(db: Database, records: PaymentRecords, accountId: string, key: string): Promise<KeyInspection | undefined> {
+export async function inspectKey(
+  db: Database,
+  records: PaymentRecords,
+  accountId: string,
+  key: string,
+): Promise<KeyInspection | undefined> {
   if (!POSSIBLE_KEY.test(key)) return undefined;
   // Lease expiry by the database's clock, as the engine decides it.
   const rows = await db.$queryRaw<KeyRow[]>`
@@ -80,7 +115,10 @@ export async function inspectKey(db: Database, records: PaymentRecords, accountI
 
   const providerKey = paymentProviderKey(accountId, row.id);
   const [order, payments, provider] = await Promise.all([
-    db.order.findUnique({ where: { idempotencyKeyId: row.id }, select: { id: true, totalAmount: true, currency: true, createdAt: true } }),
+    db.order.findUnique({
+      where: { idempotencyKeyId: row.id },
+      select: { id: true, totalAmount: true, currency: true, createdAt: true },
+    }),
     db.payment.findMany({ where: { idempotencyKeyId: row.id }, orderBy: { createdAt: "asc" } }),
     providerView(records, providerKey),
   ]);
@@ -97,7 +135,11 @@ export async function inspectKey(db: Database, records: PaymentRecords, accountI
     },
     lease:
       row.lease_owner && row.lease_expires_at
-        ? { owner: row.lease_owner, expiresAt: row.lease_expires_at.toISOString(), expired: row.lease_expired === true }
+        ? {
+            owner: row.lease_owner,
+            expiresAt: row.lease_expires_at.toISOString(),
+            expired: row.lease_expired === true,
+          }
         : null,
     expiresAt: row.expires_at.toISOString(),
     fingerprint: row.fingerprint,
@@ -105,7 +147,13 @@ export async function inspectKey(db: Database, records: PaymentRecords, accountI
     response: row.response_status === null ? null : { status: row.response_status },
     providerKey,
     provider,
-    order: order && { id: order.id, location: orderLocation(order.id), amount: order.totalAmount, currency: order.currency, createdAt: order.createdAt.toISOString() },
+    order: order && {
+      id: order.id,
+      location: orderLocation(order.id),
+      amount: order.totalAmount,
+      currency: order.currency,
+      createdAt: order.createdAt.toISOString(),
+    },
     payments: payments.map((payment) => ({
       providerPaymentId: payment.providerPaymentId,
       status: payment.status,
@@ -118,13 +166,23 @@ export async function inspectKey(db: Database, records: PaymentRecords, accountI
 
 // A provider key names one PaymentIntent, but a lookup that found more would
 // be the very thing to show, so each found one is listed with its charges.
-async function providerView(records: PaymentRecords, providerKey: string): Promise<KeyInspection["provider"]> {
+async function providerView(
+  records: PaymentRecords,
+  providerKey: string,
+): Promise<KeyInspection["provider"]> {
   try {
     const intents = await records.findPayments({ [PROVIDER_KEY_METADATA]: providerKey });
     const charges = await mapWithLimit(intents, 4, (intent) => records.chargesOf(intent.id));
-    return { available: true, paymentIntents: intents.map((intent, index) => paymentView(intent, charges[index]!)) };
+    return {
+      available: true,
+      paymentIntents: intents.map((intent, index) => paymentView(intent, charges[index]!)),
+    };
   } catch (error) {
-    if (error instanceof PaymentLookupError) return { available: false, detail: `The payment provider could not be asked: ${error.message}` };
+    if (error instanceof PaymentLookupError)
+      return {
+        available: false,
+        detail: `The payment provider could not be asked: ${error.message}`,
+      };
     throw error;
   }
 }
@@ -136,6 +194,12 @@ function paymentView(intent: ProviderPayment, charges: ProviderCharge[]): Provid
     amount: intent.amount,
     currency: intent.currency,
     createdAt: intent.createdAt.toISOString(),
-    charges: charges.map((charge) => ({ id: charge.id, status: charge.status, amount: charge.amount, failureCode: charge.failureCode, createdAt: charge.createdAt.toISOString() })),
+    charges: charges.map((charge) => ({
+      id: charge.id,
+      status: charge.status,
+      amount: charge.amount,
+      failureCode: charge.failureCode,
+      createdAt: charge.createdAt.toISOString(),
+    })),
   };
 }

@@ -34,30 +34,52 @@ export type ChargeCount =
   // Paid before payments kept their provider key: nothing to look it up by.
   | { kind: "untracked" };
 
-export type LedgerPage = { kind: "page"; rows: LedgerRow[]; hasMore: boolean } | { kind: "unknown-cursor" };
+export type LedgerPage =
+  { kind: "page"; rows: LedgerRow[]; hasMore: boolean } | { kind: "unknown-cursor" };
 
 // Provider lookups for one page run this many at once.
 const LOOKUPS_AT_ONCE = 4;
 
-export async function ledgerPage(db: Database, records: PaymentRecords, accountId: string, params: ListParams): Promise<LedgerPage> {
+export async function ledgerPage(
+  db: Database,
+  records: PaymentRecords,
+  accountId: string,
+  params: ListParams,
+): Promise<LedgerPage> {
   const page = await ordersPage(db, accountId, params);
   if (page.kind === "unknown-cursor") return page;
 
-  const labCarts = page.orders.filter((order) => order.source !== "checkout").map((order) => order.cartId);
-  const storms = labCarts.length === 0 ? [] : await db.labStorm.findMany({ where: { accountId, cartId: { in: labCarts } } });
+  const labCarts = page.orders
+    .filter((order) => order.source !== "checkout")
+    .map((order) => order.cartId);
+  const storms =
+    labCarts.length === 0
+      ? []
+      : await db.labStorm.findMany({ where: { accountId, cartId: { in: labCarts } } });
   const stormByCart = new Map(storms.map((storm) => [storm.cartId, storm]));
 
   const lookups = page.orders.map((order) => lookupFor(order, stormByCart.get(order.cartId)));
   // Many orders of one storm share one lookup.
-  const distinct = [...new Map(lookups.flatMap((lookup) => (lookup ? [[lookup.id, lookup]] : []))).values()];
-  const tallies = new Map(await mapWithLimit(distinct, LOOKUPS_AT_ONCE, async (lookup) => [lookup.id, await tallyAtProvider(records, lookup.metadata)] as const));
+  const distinct = [
+    ...new Map(lookups.flatMap((lookup) => (lookup ? [[lookup.id, lookup]] : []))).values(),
+  ];
+  const tallies = new Map(
+    await mapWithLimit(
+      distinct,
+      LOOKUPS_AT_ONCE,
+      async (lookup) => [lookup.id, await tallyAtProvider(records, lookup.metadata)] as const,
+    ),
+  );
 
   const rows = page.orders.map((order, index): LedgerRow => {
     const storm = stormByCart.get(order.cartId);
     const lookup = lookups[index];
     return {
       order: orderView(order),
-      storm: storm && order.source !== "checkout" ? { id: storm.id, strategy: storm.strategy, size: storm.size } : null,
+      storm:
+        storm && order.source !== "checkout"
+          ? { id: storm.id, strategy: storm.strategy, size: storm.size }
+          : null,
       charges: lookup ? chargeCount(lookup.scope, tallies.get(lookup.id)!) : { kind: "untracked" },
     };
   });
@@ -71,10 +93,19 @@ interface Lookup {
 }
 
 function lookupFor(order: OrderWithDetails, storm: { id: string } | undefined): Lookup | undefined {
-  if (order.source !== "checkout" && storm) return { id: `storm:${storm.id}`, scope: "storm", metadata: { [LAB_STORM_METADATA]: storm.id } };
+  if (order.source !== "checkout" && storm)
+    return {
+      id: `storm:${storm.id}`,
+      scope: "storm",
+      metadata: { [LAB_STORM_METADATA]: storm.id },
+    };
   const providerKey = order.payment?.providerKey;
   if (!providerKey) return undefined;
-  return { id: `key:${providerKey}`, scope: order.source === "checkout" ? "key" : "order", metadata: { [PROVIDER_KEY_METADATA]: providerKey } };
+  return {
+    id: `key:${providerKey}`,
+    scope: order.source === "checkout" ? "key" : "order",
+    metadata: { [PROVIDER_KEY_METADATA]: providerKey },
+  };
 }
 
 function chargeCount(scope: Lookup["scope"], tally: ProviderTally): ChargeCount {

@@ -8,19 +8,32 @@ import type { OrderWithDetails } from "@/lib/orders/order-view";
  * a page costs one index range scan however deep it is (an OFFSET would
  * read and skip every order before it).
  */
-export type OrdersPage = { kind: "page"; orders: OrderWithDetails[]; hasMore: boolean } | { kind: "unknown-cursor" };
+export type OrdersPage =
+  { kind: "page"; orders: OrderWithDetails[]; hasMore: boolean } | { kind: "unknown-cursor" };
 
-export async function ordersPage(db: Database, accountId: string, { limit, startingAfter }: ListParams): Promise<OrdersPage> {
+export async function ordersPage(
+  db: Database,
+  accountId: string,
+  { limit, startingAfter }: ListParams,
+): Promise<OrdersPage> {
   let after: { createdAt: Date; id: string } | null = null;
   if (startingAfter !== undefined) {
     // Another account's order is as unknown as one that never was.
-    after = await db.order.findFirst({ where: { id: startingAfter, accountId }, select: { createdAt: true, id: true } });
+    after = await db.order.findFirst({
+      where: { id: startingAfter, accountId },
+      select: { createdAt: true, id: true },
+    });
     if (!after) return { kind: "unknown-cursor" };
   }
   const rows = await db.order.findMany({
     where: {
       accountId,
-      ...(after && { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
+      ...(after && {
+        OR: [
+          { createdAt: { lt: after.createdAt } },
+          { createdAt: after.createdAt, id: { lt: after.id } },
+        ],
+      }),
     },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: limit + 1,

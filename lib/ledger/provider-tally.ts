@@ -1,4 +1,8 @@
-import { PaymentLookupError, type PaymentRecords, type ProviderPayment } from "@/lib/payments/provider";
+import {
+  PaymentLookupError,
+  type PaymentRecords,
+  type ProviderPayment,
+} from "@/lib/payments/provider";
 
 /**
  * What the payment provider holds for one purchase intent, counted from its
@@ -11,15 +15,28 @@ import { PaymentLookupError, type PaymentRecords, type ProviderPayment } from "@
  * is an attempt that took no money (a decline).
  */
 export type ProviderTally =
-  | { available: true; charges: number; declined: number; amountCharged: number; payments: ProviderPayment[] }
+  | {
+      available: true;
+      charges: number;
+      declined: number;
+      amountCharged: number;
+      payments: ProviderPayment[];
+    }
   | { available: false; detail: string };
 
-export async function tallyAtProvider(records: PaymentRecords, metadata: Record<string, string>): Promise<ProviderTally> {
+export async function tallyAtProvider(
+  records: PaymentRecords,
+  metadata: Record<string, string>,
+): Promise<ProviderTally> {
   let payments: ProviderPayment[];
   try {
     payments = await records.findPayments(metadata);
   } catch (error) {
-    if (error instanceof PaymentLookupError) return { available: false, detail: `The payment provider could not be asked: ${error.message}` };
+    if (error instanceof PaymentLookupError)
+      return {
+        available: false,
+        detail: `The payment provider could not be asked: ${error.message}`,
+      };
     throw error;
   }
   const succeeded = payments.filter((payment) => payment.status === "succeeded");

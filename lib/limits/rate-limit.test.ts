@@ -15,16 +15,25 @@ import { itOnServer } from "@/lib/testing/postgres-server-only";
 afterAll(closeTestDb);
 
 const windowPoints = async (key: string) =>
-  (await testDb().query<{ points: number }>(`SELECT points FROM rate_limits WHERE key = $1`, [key])).rows[0]?.points ?? 0;
+  (await testDb().query<{ points: number }>(`SELECT points FROM rate_limits WHERE key = $1`, [key]))
+    .rows[0]?.points ?? 0;
 
 describe("a rate limit", () => {
   it("allows its points in a window, then refuses with the seconds left until the window ends", async () => {
-    const limit = postgresRateLimit(testDb(), { name: "test_window", points: 3, windowSeconds: 60 });
+    const limit = postgresRateLimit(testDb(), {
+      name: "test_window",
+      points: 3,
+      windowSeconds: 60,
+    });
     const caller = randomUUID();
     const decisions: LimitDecision[] = [];
     for (let request = 0; request < 4; request += 1) decisions.push(await limit.consume(caller));
 
-    expect(decisions.slice(0, 3)).toEqual([{ allowed: true }, { allowed: true }, { allowed: true }]);
+    expect(decisions.slice(0, 3)).toEqual([
+      { allowed: true },
+      { allowed: true },
+      { allowed: true },
+    ]);
     expect(decisions[3]).toMatchObject({ allowed: false });
     const { retryAfterSeconds } = decisions[3] as { retryAfterSeconds: number };
     expect(retryAfterSeconds).toBeGreaterThanOrEqual(59);
@@ -41,19 +50,29 @@ describe("a rate limit", () => {
     expect(await windowPoints(`test_window:${caller}`)).toBe(1);
   });
 
-  itOnServer("concurrency", "loses no count when a caller's requests overlap: exactly its points are allowed", async () => {
-    // A pool of its own, so that all twenty are in flight at once.
-    const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 20 });
-    const limit = postgresRateLimit(pool, { name: "test_window", points: 5, windowSeconds: 60 });
-    const caller = randomUUID();
-    const decisions = await Promise.all(Array.from({ length: 20 }, () => limit.consume(caller))).finally(() => pool.end());
+  itOnServer(
+    "concurrency",
+    "loses no count when a caller's requests overlap: exactly its points are allowed",
+    async () => {
+      // A pool of its own, so that all twenty are in flight at once.
+      const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 20 });
+      const limit = postgresRateLimit(pool, { name: "test_window", points: 5, windowSeconds: 60 });
+      const caller = randomUUID();
+      const decisions = await Promise.all(
+        Array.from({ length: 20 }, () => limit.consume(caller)),
+      ).finally(() => pool.end());
 
-    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
-    expect(await windowPoints(`test_window:${caller}`)).toBe(20);
-  });
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
+      expect(await windowPoints(`test_window:${caller}`)).toBe(20);
+    },
+  );
 
   it("counts each caller in a window of its own", async () => {
-    const limit = postgresRateLimit(testDb(), { name: "test_window", points: 1, windowSeconds: 60 });
+    const limit = postgresRateLimit(testDb(), {
+      name: "test_window",
+      points: 1,
+      windowSeconds: 60,
+    });
     const [one, other] = [randomUUID(), randomUUID()];
     expect(await limit.consume(one)).toEqual({ allowed: true });
     expect(await limit.consume(other)).toEqual({ allowed: true });
@@ -61,14 +80,25 @@ describe("a rate limit", () => {
   });
 
   it("counts nothing and writes nothing when switched off (0 points)", async () => {
-    const limit = postgresRateLimit(testDb(), { name: "test_window", points: 0, windowSeconds: 60 });
+    const limit = postgresRateLimit(testDb(), {
+      name: "test_window",
+      points: 0,
+      windowSeconds: 60,
+    });
     const caller = randomUUID();
-    for (let request = 0; request < 3; request += 1) expect(await limit.consume(caller)).toEqual({ allowed: true });
+    for (let request = 0; request < 3; request += 1)
+      expect(await limit.consume(caller)).toEqual({ allowed: true });
     expect(await windowPoints(`test_window:${caller}`)).toBe(0);
   });
 
   it("refuses a name that could not be part of an SQL name", () => {
-    expect(() => postgresRateLimit(testDb(), { name: "x; DROP TABLE rate_limits", points: 1, windowSeconds: 60 })).toThrow(/SQL name/);
+    expect(() =>
+      postgresRateLimit(testDb(), {
+        name: "x; DROP TABLE rate_limits",
+        points: 1,
+        windowSeconds: 60,
+      }),
+    ).toThrow(/SQL name/);
   });
 });
 
@@ -80,7 +110,11 @@ describe("a rate limit's count riding on another statement", () => {
     const gateWithRow = sql`(SELECT) AS gate_row`;
     const count = limit.count(caller);
     const statement = sql`${withClause([count.ctes?.(gateWithRow)])}SELECT ${count.answer} AS answer`;
-    const run = async () => count.read((await testDb().query<{ answer: unknown }>(statement.text, statement.values)).rows[0]!.answer);
+    const run = async () =>
+      count.read(
+        (await testDb().query<{ answer: unknown }>(statement.text, statement.values)).rows[0]!
+          .answer,
+      );
 
     expect(await run()).toEqual({ allowed: true });
     expect(await run()).toMatchObject({ allowed: false });
@@ -92,7 +126,8 @@ describe("a rate limit's count riding on another statement", () => {
     const emptyGate = sql`(SELECT WHERE false) AS gate_row`;
     const count = limit.count(caller);
     const statement = sql`${withClause([count.ctes?.(emptyGate)])}SELECT ${count.answer} AS answer`;
-    const answer = (await testDb().query<{ answer: unknown }>(statement.text, statement.values)).rows[0]!.answer;
+    const answer = (await testDb().query<{ answer: unknown }>(statement.text, statement.values))
+      .rows[0]!.answer;
 
     expect(answer).toBeNull();
     expect(count.read(answer)).toEqual({ allowed: true });

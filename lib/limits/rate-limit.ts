@@ -34,9 +34,16 @@ const ALLOWED: LimitDecision = Object.freeze({ allowed: true });
 // The window's end is kept in ms since the epoch (the column predates this module).
 const NOW_MS = rawSql(`(extract(epoch FROM statement_timestamp()) * 1000)::bigint`);
 
-export function postgresRateLimit(db: Queryable, { name, points, windowSeconds }: RateLimitOptions): RateLimit {
-  if (!/^[a-z_]+$/.test(name)) throw new Error(`A rate limit's name is part of an SQL name: "${name}" is not lower-case letters and _`);
-  const count = (caller: string): GatedQuery<LimitDecision> => (points === 0 ? NO_LIMIT : windowCount(name, caller, points, windowSeconds * 1000));
+export function postgresRateLimit(
+  db: Queryable,
+  { name, points, windowSeconds }: RateLimitOptions,
+): RateLimit {
+  if (!/^[a-z_]+$/.test(name))
+    throw new Error(
+      `A rate limit's name is part of an SQL name: "${name}" is not lower-case letters and _`,
+    );
+  const count = (caller: string): GatedQuery<LimitDecision> =>
+    points === 0 ? NO_LIMIT : windowCount(name, caller, points, windowSeconds * 1000);
   return {
     consume: (caller) => askGated(db, count(caller)),
     count,
@@ -50,7 +57,12 @@ const NO_LIMIT: GatedQuery<LimitDecision> = { answer: sql`NULL`, read: () => ALL
  * or the last one ended, else one more point in it. Concurrent requests of
  * one caller queue on its row's lock, so none of their points is lost.
  */
-function windowCount(name: string, caller: string, points: number, windowMs: number): GatedQuery<LimitDecision> {
+function windowCount(
+  name: string,
+  caller: string,
+  points: number,
+  windowMs: number,
+): GatedQuery<LimitDecision> {
   const cte = rawSql(`${name}_window`);
   return {
     ctes: (gate) => sql`${cte} AS (
@@ -65,7 +77,9 @@ function windowCount(name: string, caller: string, points: number, windowMs: num
     read(answer) {
       if (answer === null) return ALLOWED; // the gate had no row: nothing was counted
       const { points: used, msLeft } = answer as { points: number; msLeft: number };
-      return used <= points ? ALLOWED : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)) };
+      return used <= points
+        ? ALLOWED
+        : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msLeft / 1000)) };
     },
   };
 }

@@ -18,9 +18,15 @@ describe("the checkout outcome a metric counts", () => {
   });
 
   it("has a label for rate limits and each failure an operator acts on differently", () => {
-    expect(checkoutOutcomeOf({ kind: "rate-limited", detail: "", retryAfterSeconds: 1 })).toBe("rate_limited");
-    expect(checkoutOutcomeOf({ kind: "database-unavailable", retryAfterSeconds: 2 })).toBe("database_unavailable");
-    expect(checkoutOutcomeOf({ kind: "dependency-rejected", detail: "" })).toBe("dependency_unavailable");
+    expect(checkoutOutcomeOf({ kind: "rate-limited", detail: "", retryAfterSeconds: 1 })).toBe(
+      "rate_limited",
+    );
+    expect(checkoutOutcomeOf({ kind: "database-unavailable", retryAfterSeconds: 2 })).toBe(
+      "database_unavailable",
+    );
+    expect(checkoutOutcomeOf({ kind: "dependency-rejected", detail: "" })).toBe(
+      "dependency_unavailable",
+    );
     expect(checkoutOutcomeOf({ kind: "internal-error" })).toBe("internal_error");
     expect(new Set(CHECKOUT_OUTCOMES).size).toBe(11);
   });

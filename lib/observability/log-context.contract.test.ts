@@ -29,19 +29,31 @@ function logLines(): Record<string, unknown>[] {
 
 describe("the log", () => {
   it("is one JSON object per line, each of a request's lines naming its request, account, key, key row and provider key", async () => {
-    const account = (await (await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })).json()) as { id: string; token: string };
+    const account = (await (
+      await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })
+    ).json()) as { id: string; token: string };
     const key = randomUUID();
     const requestId = `lb-${randomUUID()}`;
     // before-charge: the attempt fails, and logs it, once the key row and
     // the provider key are known; nothing was charged, so the key is released
     // (no key is left in flight for other tests' recovery runs to find).
-    const { response } = await postOrder({ baseUrl: app.baseUrl, token: account.token, key, body: cartBody(), headers: { "X-Request-Id": requestId, "OncePay-Fault": "before-charge" } });
+    const { response } = await postOrder({
+      baseUrl: app.baseUrl,
+      token: account.token,
+      key,
+      body: cartBody(),
+      headers: { "X-Request-Id": requestId, "OncePay-Fault": "before-charge" },
+    });
     expect(response.status).toBe(500);
     expect(await rowsAt(app.databaseUrl).keyRow(account.id, key)).toBeUndefined();
 
-    await expect.poll(() => logLines().filter((line) => line.requestId === requestId).length).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => logLines().filter((line) => line.requestId === requestId).length)
+      .toBeGreaterThanOrEqual(2);
     const lines = logLines().filter((line) => line.requestId === requestId);
-    expect(lines.map((line) => line.event)).toEqual(expect.arrayContaining(["idempotency.perform_failed", "http.request"]));
+    expect(lines.map((line) => line.event)).toEqual(
+      expect.arrayContaining(["idempotency.perform_failed", "http.request"]),
+    );
     const keyId = lines[0]!.keyId as string;
     expect(keyId).toMatch(/^[0-9a-f-]{36}$/);
     for (const line of lines) {

@@ -55,15 +55,39 @@ function createMetrics(): Metrics {
     help: "Idempotency keys in flight in the database at scrape time (all instances' together: the key table is shared); NaN if the database did not answer.",
     registers: [registry],
   });
-  const recoveryRuns = labelledCounter(registry, "oncepay_recovery_runs_total", "Runs of this instance's recovery worker, by whether the run itself failed.", RUN_RESULTS);
-  const recoveredKeys = labelledCounter(registry, "oncepay_recovery_keys_total", "Abandoned keys this instance's recovery worker examined, by what it did with each.", RECOVERY_RESULTS);
-  const reaperRuns = labelledCounter(registry, "oncepay_reaper_runs_total", "Runs of this instance's reaper, by whether the run itself failed.", RUN_RESULTS);
+  const recoveryRuns = labelledCounter(
+    registry,
+    "oncepay_recovery_runs_total",
+    "Runs of this instance's recovery worker, by whether the run itself failed.",
+    RUN_RESULTS,
+  );
+  const recoveredKeys = labelledCounter(
+    registry,
+    "oncepay_recovery_keys_total",
+    "Abandoned keys this instance's recovery worker examined, by what it did with each.",
+    RECOVERY_RESULTS,
+  );
+  const reaperRuns = labelledCounter(
+    registry,
+    "oncepay_reaper_runs_total",
+    "Runs of this instance's reaper, by whether the run itself failed.",
+    RUN_RESULTS,
+  );
   const reapedKeys = new Counter({
     name: "oncepay_reaper_keys_deleted_total",
     help: "Expired keys this instance's reaper deleted.",
     registers: [registry],
   });
-  return { registry, checkoutOutcomes, checkoutDuration, keysInFlight, recoveryRuns, recoveredKeys, reaperRuns, reapedKeys };
+  return {
+    registry,
+    checkoutOutcomes,
+    checkoutDuration,
+    keysInFlight,
+    recoveryRuns,
+    recoveredKeys,
+    reaperRuns,
+    reapedKeys,
+  };
 }
 
 /**
@@ -71,15 +95,30 @@ function createMetrics(): Metrics {
  * scrape, at 0, so a rate() over one that has not happened yet is 0 rather
  * than missing.
  */
-function labelledCounter(registry: Registry, name: string, help: string, results: readonly string[]): Counter<"result"> {
-  const counter = new Counter({ name, help, labelNames: ["result"] as const, registers: [registry] });
+function labelledCounter(
+  registry: Registry,
+  name: string,
+  help: string,
+  results: readonly string[],
+): Counter<"result"> {
+  const counter = new Counter({
+    name,
+    help,
+    labelNames: ["result"] as const,
+    registers: [registry],
+  });
   for (const result of results) counter.inc({ result }, 0);
   return counter;
 }
 
 const RUN_RESULTS = ["ok", "failed"] as const;
 
-const RECOVERY_RESULTS = ["released", "completed", "skipped", "failed"] as const satisfies readonly Exclude<keyof RecoveryReport, "examined">[];
+const RECOVERY_RESULTS = [
+  "released",
+  "completed",
+  "skipped",
+  "failed",
+] as const satisfies readonly Exclude<keyof RecoveryReport, "examined">[];
 
 export function observeCheckout(outcome: CheckoutOutcome, seconds: number): void {
   const { checkoutOutcomes, checkoutDuration } = metrics();

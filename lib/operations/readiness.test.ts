@@ -9,7 +9,9 @@ describe("readiness", () => {
   });
 
   it("says which dependency failed and why, by its code and first line", async () => {
-    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432\n    at stack"), { code: "ECONNREFUSED" });
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432\n    at stack"), {
+      code: "ECONNREFUSED",
+    });
     const readiness = await checkReadiness(
       [
         { name: "database", probe: () => Promise.reject(refused) },
@@ -18,14 +20,25 @@ describe("readiness", () => {
       100,
     );
     expect(readiness.ready).toBe(false);
-    expect(readiness.checks.database).toMatchObject({ ok: false, reason: "connect ECONNREFUSED 127.0.0.1:5432" });
+    expect(readiness.checks.database).toMatchObject({
+      ok: false,
+      reason: "connect ECONNREFUSED 127.0.0.1:5432",
+    });
     expect(readiness.checks.paymentProvider).toMatchObject({ ok: true });
   });
 
   it("gives up on a dependency that hangs, within the deadline, instead of hanging itself", async () => {
     const startedAt = Date.now();
-    const readiness = await checkReadiness([{ name: "database", probe: () => new Promise(() => undefined) }], 150);
+    const readiness = await checkReadiness(
+      [{ name: "database", probe: () => new Promise(() => undefined) }],
+      150,
+    );
     expect(Date.now() - startedAt).toBeLessThan(1000);
-    expect(readiness).toEqual({ ready: false, checks: { database: { ok: false, ms: expect.any(Number), reason: "did not answer within 150 ms" } } });
+    expect(readiness).toEqual({
+      ready: false,
+      checks: {
+        database: { ok: false, ms: expect.any(Number), reason: "did not answer within 150 ms" },
+      },
+    });
   });
 });

@@ -21,8 +21,15 @@ export interface Readiness {
   checks: Record<string, CheckResult>;
 }
 
-export async function checkReadiness(dependencies: readonly DependencyCheck[], timeoutMs: number): Promise<Readiness> {
-  const results = await Promise.all(dependencies.map(async (dependency) => [dependency.name, await runCheck(dependency, timeoutMs)] as const));
+export async function checkReadiness(
+  dependencies: readonly DependencyCheck[],
+  timeoutMs: number,
+): Promise<Readiness> {
+  const results = await Promise.all(
+    dependencies.map(
+      async (dependency) => [dependency.name, await runCheck(dependency, timeoutMs)] as const,
+    ),
+  );
   return { ready: results.every(([, result]) => result.ok), checks: Object.fromEntries(results) };
 }
 
@@ -56,7 +63,13 @@ function elapsed(startedAt: number): number {
 // timeout, an authentication failure), without a stack or a connection string.
 function reasonOf(error: unknown): string {
   if (error instanceof DeadlineExceeded) return error.message;
-  const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;
-  const message = (error instanceof Error ? error.message : String(error)).split("\n", 1).join("").slice(0, 200);
+  const code =
+    typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+      ? error.code
+      : undefined;
+  const message = (error instanceof Error ? error.message : String(error))
+    .split("\n", 1)
+    .join("")
+    .slice(0, 200);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import type { BodyParseResult } from "@/lib/idempotency/idempotent-endpoint";
 import { CATALOG, findProduct, productSchema, type Product } from "@/lib/orders/catalog";
-import { DEFAULT_PAYMENT_METHOD, TEST_PAYMENT_METHODS, type TestPaymentMethod } from "@/lib/payments/provider";
+import {
+  DEFAULT_PAYMENT_METHOD,
+  TEST_PAYMENT_METHODS,
+  type TestPaymentMethod,
+} from "@/lib/payments/provider";
 
 // A generous cart, but bounded: the body is stored and fingerprinted.
 const MAX_LINES = 50;
@@ -19,7 +23,9 @@ export const checkoutRequestSchema = z.object({
     .min(1, "The cart is empty: add at least one item")
     .max(MAX_LINES),
   paymentMethod: z
-    .enum(TEST_PAYMENT_METHODS, { error: `paymentMethod must be one of: ${TEST_PAYMENT_METHODS.join(", ")}` })
+    .enum(TEST_PAYMENT_METHODS, {
+      error: `paymentMethod must be one of: ${TEST_PAYMENT_METHODS.join(", ")}`,
+    })
     .default(DEFAULT_PAYMENT_METHOD),
 });
 
@@ -59,11 +65,20 @@ export const pricedCartSchema: z.ZodType<PricedCart> = z.object({
 export function parseCheckoutRequest(json: unknown): BodyParseResult<PricedCart> {
   const parsed = checkoutRequestSchema.safeParse(json);
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    return { ok: false, detail: errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; "), errors };
+    const errors = parsed.error.issues.map((issue) => ({
+      path: issue.path.join("."),
+      message: issue.message,
+    }));
+    return {
+      ok: false,
+      detail: errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; "),
+      errors,
+    };
   }
 
-  const unknown = parsed.data.items.filter((item) => !findProduct(item.sku)).map((item) => item.sku);
+  const unknown = parsed.data.items
+    .filter((item) => !findProduct(item.sku))
+    .map((item) => item.sku);
   if (unknown.length > 0) {
     return {
       ok: false,
@@ -88,7 +103,8 @@ export function parseCheckoutRequest(json: unknown): BodyParseResult<PricedCart>
 // The same sku listed twice is one line with both quantities.
 function mergeLines(items: { sku: string; quantity: number }[]): PricedLine[] {
   const quantities = new Map<string, number>();
-  for (const item of items) quantities.set(item.sku, (quantities.get(item.sku) ?? 0) + item.quantity);
+  for (const item of items)
+    quantities.set(item.sku, (quantities.get(item.sku) ?? 0) + item.quantity);
   return [...quantities].map(([sku, quantity]) => {
     const product = findProduct(sku)!;
     return { product, quantity, amount: product.unitAmount * quantity };

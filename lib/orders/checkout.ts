@@ -4,13 +4,22 @@ import type { GatedQuery, GatedRows } from "@/lib/db/sql";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { addToContext } from "@/lib/observability/request-context";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import { SideEffectOutcomeUnknown, SideEffectProvedAbsent, SideEffectRejected } from "@/lib/idempotency/side-effect-errors";
+import {
+  SideEffectOutcomeUnknown,
+  SideEffectProvedAbsent,
+  SideEffectRejected,
+} from "@/lib/idempotency/side-effect-errors";
 import type { IdempotencyStore } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { chargeWrite } from "@/lib/orders/record";
-import { chargeResultSchema, PaymentProviderError, type ChargeResult, type PaymentProvider } from "@/lib/payments/provider";
+import {
+  chargeResultSchema,
+  PaymentProviderError,
+  type ChargeResult,
+  type PaymentProvider,
+} from "@/lib/payments/provider";
 
 /**
  * POST /api/orders: price the cart, charge it, and record the outcome. The
@@ -34,7 +43,9 @@ interface CheckoutDeps {
   holdBeforeChargeMs?: () => number;
 }
 
-export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedCart, GatedRows, GatedQuery<unknown>> {
+export function checkoutEndpoint(
+  deps: CheckoutDeps,
+): IdempotentEndpoint<PricedCart, GatedRows, GatedQuery<unknown>> {
   return {
     store: deps.store,
     parseBody: parseCheckoutRequest,
@@ -67,7 +78,12 @@ export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedC
 type CheckoutContext = EndpointContext<PricedCart, GatedRows>;
 
 /** The order (or the decline) and the completed key, in one statement. */
-async function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart, charge: ChargeResult): Promise<StoredResponse> {
+async function recordOutcome(
+  deps: CheckoutDeps,
+  context: CheckoutContext,
+  cart: PricedCart,
+  charge: ChargeResult,
+): Promise<StoredResponse> {
   const { accountId, idempotencyKey, claim } = context;
   const write = chargeWrite({
     accountId,
@@ -87,7 +103,11 @@ async function recordOutcome(deps: CheckoutDeps, context: CheckoutContext, cart:
 }
 
 /** Records that the payment begins, with the cart it charges, then charges it. */
-async function chargeFirstTime(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart): Promise<ChargeResult> {
+async function chargeFirstTime(
+  deps: CheckoutDeps,
+  context: CheckoutContext,
+  cart: PricedCart,
+): Promise<ChargeResult> {
   injectFault(deps.fault, "after-claim");
   const holdMs = deps.holdBeforeChargeMs?.() ?? 0;
   if (holdMs > 0) await delay(holdMs);
@@ -96,7 +116,11 @@ async function chargeFirstTime(deps: CheckoutDeps, context: CheckoutContext, car
 }
 
 /** Asks the provider under the key row's provider key, and keeps its answer with the key (`charged`). */
-async function chargeCart(deps: CheckoutDeps, context: CheckoutContext, cart: PricedCart): Promise<ChargeResult> {
+async function chargeCart(
+  deps: CheckoutDeps,
+  context: CheckoutContext,
+  cart: PricedCart,
+): Promise<ChargeResult> {
   const { accountId, claim } = context;
   let charge: ChargeResult;
   try {
@@ -119,14 +143,18 @@ function cartBeingCharged(stored: unknown, fromThisAttempt: PricedCart): PricedC
   // Keys whose payment began before the cart was stored with them carry none.
   if (stored === null || stored === undefined) return fromThisAttempt;
   const parsed = pricedCartSchema.safeParse(stored);
-  if (!parsed.success) throw new Error(`The cart stored with the key does not parse: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new Error(`The cart stored with the key does not parse: ${parsed.error.message}`);
   return parsed.data;
 }
 
 function storedCharge(stored: unknown): ChargeResult {
   const parsed = chargeResultSchema.safeParse(stored);
   // Only this module writes it; a row that does not parse is a bug, not a retryable failure.
-  if (!parsed.success) throw new Error(`The charge result stored with the key does not parse: ${parsed.error.message}`);
+  if (!parsed.success)
+    throw new Error(
+      `The charge result stored with the key does not parse: ${parsed.error.message}`,
+    );
   return parsed.data;
 }
 
@@ -134,11 +162,20 @@ function asSideEffectFailure(error: unknown): unknown {
   if (!(error instanceof PaymentProviderError)) return error;
   switch (error.outcome) {
     case "rejected":
-      return new SideEffectRejected("The payment provider refused the request, so nothing was charged. This is a problem on our side; the same key can be retried once it is fixed.", { cause: error });
+      return new SideEffectRejected(
+        "The payment provider refused the request, so nothing was charged. This is a problem on our side; the same key can be retried once it is fixed.",
+        { cause: error },
+      );
     case "unknown":
-      return new SideEffectOutcomeUnknown("The payment provider did not answer in time. Retry with the same Idempotency-Key: it resumes this payment and never charges twice.", { cause: error });
+      return new SideEffectOutcomeUnknown(
+        "The payment provider did not answer in time. Retry with the same Idempotency-Key: it resumes this payment and never charges twice.",
+        { cause: error },
+      );
     case "absent":
-      return new SideEffectProvedAbsent("The payment provider failed and, as its records show, charged nothing. Retry with the same Idempotency-Key: the payment starts afresh and is charged once.", { cause: error });
+      return new SideEffectProvedAbsent(
+        "The payment provider failed and, as its records show, charged nothing. Retry with the same Idempotency-Key: the payment starts afresh and is charged once.",
+        { cause: error },
+      );
     default:
       return assertNever(error.outcome, "provider error outcome");
   }

@@ -21,7 +21,10 @@ export interface OrderView {
 export type OrderWithDetails = Order & { items: OrderItem[]; payment: Payment | null };
 
 /** What the view reads of an order with its items and payment, as Prisma loads them or as the checkout just wrote them. */
-export type OrderViewSource = Pick<Order, "id" | "status" | "idemKey" | "source" | "cartId" | "currency" | "totalAmount" | "createdAt"> & {
+export type OrderViewSource = Pick<
+  Order,
+  "id" | "status" | "idemKey" | "source" | "cartId" | "currency" | "totalAmount" | "createdAt"
+> & {
   items: Pick<OrderItem, "sku" | "name" | "unitAmount" | "quantity">[];
   payment: Pick<Payment, "providerPaymentId" | "status" | "paymentMethod"> | null;
 };
@@ -46,7 +49,11 @@ export function orderView(order: OrderViewSource): OrderView {
         amount: item.unitAmount * item.quantity,
       })),
     payment: order.payment
-      ? { id: order.payment.providerPaymentId, status: order.payment.status, paymentMethod: order.payment.paymentMethod }
+      ? {
+          id: order.payment.providerPaymentId,
+          status: order.payment.status,
+          paymentMethod: order.payment.paymentMethod,
+        }
       : null,
     createdAt: order.createdAt.toISOString(),
   };

@@ -4,7 +4,12 @@ import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
 import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
-import { ledgerFor, newSecretKey, setFaults, withTestSimulator } from "@/lib/testing/payment-simulator";
+import {
+  ledgerFor,
+  newSecretKey,
+  setFaults,
+  withTestSimulator,
+} from "@/lib/testing/payment-simulator";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { closeTestDb, countRows, keyRow, testDb } from "@/lib/testing/database";
@@ -20,7 +25,8 @@ afterAll(closeTestDb);
 describe("the checkout endpoint when the provider fails", () => {
   const simulator = withTestSimulator();
 
-  const store = () => new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
+  const store = () =>
+    new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
 
   function checkoutRequest(key: string, body: unknown): Request {
     return new Request("http://oncepay.test/api/orders", {
@@ -35,7 +41,12 @@ describe("the checkout endpoint when the provider fails", () => {
     const key = randomUUID();
     const body = cartBody();
     // The provider answers after our client gave up, and the SDK may not retry: the outcome is unknown.
-    const provider = new StripePaymentProvider({ secretKey: await newSecretKey(simulator), simulatorUrl: simulator.url, maxNetworkRetries: 0, timeoutMs: 300 });
+    const provider = new StripePaymentProvider({
+      secretKey: await newSecretKey(simulator),
+      simulatorUrl: simulator.url,
+      maxNetworkRetries: 0,
+      timeoutMs: 300,
+    });
     const endpoint = checkoutEndpoint({ store: store(), provider });
 
     await setFaults(simulator, { latencyMs: 800 });
@@ -54,7 +65,9 @@ describe("the checkout endpoint when the provider fails", () => {
     expect(retry).toMatchObject({ kind: "completed", stored: { status: 201 } });
     const ledger = await ledgerFor(simulator, { idempotencyKey: providerKey });
     expect(ledger.charges).toHaveLength(1);
-    expect(retry.kind === "completed" && retry.stored.body).toMatchObject({ payment: { id: ledger.payment_intents[0]?.id } });
+    expect(retry.kind === "completed" && retry.stored.body).toMatchObject({
+      payment: { id: ledger.payment_intents[0]?.id },
+    });
     expect(await countRows("orders", shopper.id)).toBe(1);
   });
 
@@ -63,15 +76,29 @@ describe("the checkout endpoint when the provider fails", () => {
     const key = randomUUID();
     const body = cartBody();
     // A test key the simulator refuses as malformed: 401, a configuration error.
-    const misconfigured = new StripePaymentProvider({ secretKey: "sk_test_not-a-valid-key!", simulatorUrl: simulator.url });
+    const misconfigured = new StripePaymentProvider({
+      secretKey: "sk_test_not-a-valid-key!",
+      simulatorUrl: simulator.url,
+    });
 
-    const refused = await runIdempotent(checkoutEndpoint({ store: store(), provider: misconfigured }), checkoutRequest(key, body), shopper.id);
+    const refused = await runIdempotent(
+      checkoutEndpoint({ store: store(), provider: misconfigured }),
+      checkoutRequest(key, body),
+      shopper.id,
+    );
     expect(refused).toMatchObject({ kind: "dependency-rejected" });
     expect(await keyRow(shopper.id, key)).toBeUndefined();
     expect(await countRows("payments", shopper.id)).toBe(0);
 
-    const fixed = new StripePaymentProvider({ secretKey: await newSecretKey(simulator), simulatorUrl: simulator.url });
-    const retry = await runIdempotent(checkoutEndpoint({ store: store(), provider: fixed }), checkoutRequest(key, body), shopper.id);
+    const fixed = new StripePaymentProvider({
+      secretKey: await newSecretKey(simulator),
+      simulatorUrl: simulator.url,
+    });
+    const retry = await runIdempotent(
+      checkoutEndpoint({ store: store(), provider: fixed }),
+      checkoutRequest(key, body),
+      shopper.id,
+    );
     expect(retry).toMatchObject({ kind: "completed", stored: { status: 201 } });
     expect(await countRows("orders", shopper.id)).toBe(1);
   });
@@ -92,9 +119,13 @@ describe("the app when the provider's answer is lost (over HTTP)", () => {
     const order = await postOrder({ token: shopper.token, key });
     expect(order.response.status).toBe(201);
     const row = await keyRow(shopper.id, key);
-    const ledger = await ledgerFor(appSimulator(), { idempotencyKey: paymentProviderKey(shopper.id, row!.id) });
+    const ledger = await ledgerFor(appSimulator(), {
+      idempotencyKey: paymentProviderKey(shopper.id, row!.id),
+    });
     expect(ledger.payment_intents).toHaveLength(1);
     expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
-    expect(JSON.parse(order.text)).toMatchObject({ payment: { id: ledger.payment_intents[0]?.id } });
+    expect(JSON.parse(order.text)).toMatchObject({
+      payment: { id: ledger.payment_intents[0]?.id },
+    });
   });
 });

@@ -46,7 +46,16 @@ export function chargeWrite(record: ChargeRecord): ChargeWrite {
  * The time is the order's label (shown, and sorted by), never compared with
  * a lease, so this instance's clock may set it.
  */
-function paidOrderWrite({ accountId, keyId, idempotencyKey, source, providerKey, cart, charge, provider }: ChargeRecord): ChargeWrite {
+function paidOrderWrite({
+  accountId,
+  keyId,
+  idempotencyKey,
+  source,
+  providerKey,
+  cart,
+  charge,
+  provider,
+}: ChargeRecord): ChargeWrite {
   const order = {
     id: randomUUID(),
     status: "paid" as const,
@@ -56,8 +65,17 @@ function paidOrderWrite({ accountId, keyId, idempotencyKey, source, providerKey,
     currency: cart.currency,
     totalAmount: cart.total,
     createdAt: new Date(),
-    items: cart.lines.map((line) => ({ sku: line.product.sku, name: line.product.name, unitAmount: line.product.unitAmount, quantity: line.quantity })),
-    payment: { providerPaymentId: charge.providerPaymentId, status: "succeeded" as const, paymentMethod: cart.paymentMethod },
+    items: cart.lines.map((line) => ({
+      sku: line.product.sku,
+      name: line.product.name,
+      unitAmount: line.product.unitAmount,
+      quantity: line.quantity,
+    })),
+    payment: {
+      providerPaymentId: charge.providerPaymentId,
+      status: "succeeded" as const,
+      paymentMethod: cart.paymentMethod,
+    },
   };
   const rows: GatedRows = (gate) => sql`new_order AS (
       INSERT INTO orders (id, account_id, idempotency_key_id, idem_key, source, cart_id, status, currency, total_amount, created_at)
@@ -76,12 +94,23 @@ function paidOrderWrite({ accountId, keyId, idempotencyKey, source, providerKey,
         FROM new_order
     )`;
   return {
-    response: { status: 201, headers: { "Content-Type": "application/json", Location: orderLocation(order.id) }, body: orderView(order) },
+    response: {
+      status: 201,
+      headers: { "Content-Type": "application/json", Location: orderLocation(order.id) },
+      body: orderView(order),
+    },
     rows,
   };
 }
 
-function declineWrite({ accountId, keyId, providerKey, cart, charge, provider }: ChargeRecord): ChargeWrite {
+function declineWrite({
+  accountId,
+  keyId,
+  providerKey,
+  cart,
+  charge,
+  provider,
+}: ChargeRecord): ChargeWrite {
   if (charge.status !== "declined") throw new Error("declineWrite called for a successful charge");
   const rows: GatedRows = (gate) => sql`declined_payment AS (
       INSERT INTO payments (account_id, idempotency_key_id, provider, provider_payment_id, provider_key, payment_method, status, amount, currency, decline_code)

@@ -12,22 +12,38 @@ export type OrdersPageView =
 // The page shows fewer than the API's default, each with a provider lookup.
 const PAGE_LIMITS = { defaultLimit: 20, maxLimit: 100 };
 
-export async function ordersPageView(searchParams: Record<string, string | string[] | undefined>): Promise<OrdersPageView> {
+export async function ordersPageView(
+  searchParams: Record<string, string | string[] | undefined>,
+): Promise<OrdersPageView> {
   const accountId = await pageAccount();
   if (!accountId) return { kind: "no-account" };
-  const query = parseListParams(new URL(`http://page/orders?${toQuery(searchParams)}`), PAGE_LIMITS);
+  const query = parseListParams(
+    new URL(`http://page/orders?${toQuery(searchParams)}`),
+    PAGE_LIMITS,
+  );
   if (!query.ok) return { kind: "bad-query", detail: describeQueryErrors(query.errors) };
 
   const { db, paymentProvider } = getServices();
   const page = await ledgerPage(db, paymentProvider, accountId, query.params);
-  if (page.kind === "unknown-cursor") return { kind: "bad-query", detail: "That page starts after an order this browser does not have." };
-  return { kind: "page", rows: page.rows, hasMore: page.hasMore, limit: query.params.limit, first: query.params.startingAfter === undefined };
+  if (page.kind === "unknown-cursor")
+    return {
+      kind: "bad-query",
+      detail: "That page starts after an order this browser does not have.",
+    };
+  return {
+    kind: "page",
+    rows: page.rows,
+    hasMore: page.hasMore,
+    limit: query.params.limit,
+    first: query.params.startingAfter === undefined,
+  };
 }
 
 function toQuery(searchParams: Record<string, string | string[] | undefined>): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(searchParams)) {
-    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) query.append(name, one);
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value])
+      query.append(name, one);
   }
   return query.toString();
 }

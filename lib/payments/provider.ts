@@ -34,7 +34,12 @@ export interface ChargeRequest {
  */
 export const chargeResultSchema = z.discriminatedUnion("status", [
   z.object({ status: z.literal("succeeded"), providerPaymentId: z.string().min(1) }),
-  z.object({ status: z.literal("declined"), providerPaymentId: z.string().min(1), declineCode: z.string().min(1), message: z.string() }),
+  z.object({
+    status: z.literal("declined"),
+    providerPaymentId: z.string().min(1),
+    declineCode: z.string().min(1),
+    message: z.string(),
+  }),
 ]);
 export type ChargeResult = z.infer<typeof chargeResultSchema>;
 

@@ -101,7 +101,9 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
 
   constructor(options: StripePaymentProviderOptions) {
     if (!/^(sk|rk)_test_/.test(options.secretKey)) {
-      throw new Error("StripePaymentProvider needs a test-mode secret key (sk_test_…): OncePay is a demo and must never charge real cards.");
+      throw new Error(
+        "StripePaymentProvider needs a test-mode secret key (sk_test_…): OncePay is a demo and must never charge real cards.",
+      );
     }
     const config = {
       maxNetworkRetries: options.maxNetworkRetries ?? 2,
@@ -147,18 +149,27 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
         { idempotencyKey: request.idempotencyKey },
       );
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeAPIError && (error.statusCode ?? 0) >= 500) return this.reconcile(request, error);
+      if (error instanceof Stripe.errors.StripeAPIError && (error.statusCode ?? 0) >= 500)
+        return this.reconcile(request, error);
       return declineOrThrow(error);
     }
     if (intent.status === "succeeded") return { status: "succeeded", providerPaymentId: intent.id };
     if (intent.status === "requires_action") {
       // 3-D Secure: the shop has no step for it, so the charge did not happen.
-      return { status: "declined", providerPaymentId: intent.id, declineCode: "authentication_required", message: "Your card needs authentication, which this shop does not support." };
+      return {
+        status: "declined",
+        providerPaymentId: intent.id,
+        declineCode: "authentication_required",
+        message: "Your card needs authentication, which this shop does not support.",
+      };
     }
     // processing, requires_capture…: not a state a confirmed card payment
     // without manual capture ends in; a replay under the same key would only
     // repeat it, so someone has to look.
-    throw new PaymentProviderError(`PaymentIntent ${intent.id} ended in status ${intent.status}`, "rejected");
+    throw new PaymentProviderError(
+      `PaymentIntent ${intent.id} ended in status ${intent.status}`,
+      "rejected",
+    );
   }
 
   /**
@@ -170,23 +181,40 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
    * (Idempotent-Replayed), no attempt can ever charge under that key again,
    * and a search old enough proves none did: "absent".
    */
-  private async reconcile(request: ChargeRequest, failure: Stripe.errors.StripeAPIError): Promise<ChargeResult> {
+  private async reconcile(
+    request: ChargeRequest,
+    failure: Stripe.errors.StripeAPIError,
+  ): Promise<ChargeResult> {
     let found: Stripe.PaymentIntent[];
     try {
       const query = metadataQuery({ [PROVIDER_KEY_METADATA]: request.idempotencyKey });
       found = (await this.stripe.paymentIntents.search({ query, limit: 10 })).data;
     } catch (lookup) {
-      throw new PaymentProviderError(`The charge's outcome is unknown: ${failure.message} (and looking it up failed too)`, "unknown", { cause: lookup });
+      throw new PaymentProviderError(
+        `The charge's outcome is unknown: ${failure.message} (and looking it up failed too)`,
+        "unknown",
+        { cause: lookup },
+      );
     }
     const intent = found.find((candidate) => candidate.status === "succeeded") ?? found[0];
     if (intent) return outcomeOfFoundIntent(intent);
 
     const replayed = failure.headers?.["idempotent-replayed"] === "true";
-    const searchCaughtUp = request.firstAskedAt !== undefined && Date.now() - request.firstAskedAt.getTime() >= this.searchLagMs;
+    const searchCaughtUp =
+      request.firstAskedAt !== undefined &&
+      Date.now() - request.firstAskedAt.getTime() >= this.searchLagMs;
     if (replayed && searchCaughtUp) {
-      throw new PaymentProviderError(`The provider keeps answering a stored failure under ${request.idempotencyKey}, and no charge exists under it`, "absent", { cause: failure });
+      throw new PaymentProviderError(
+        `The provider keeps answering a stored failure under ${request.idempotencyKey}, and no charge exists under it`,
+        "absent",
+        { cause: failure },
+      );
     }
-    throw new PaymentProviderError(`The charge's outcome is unknown: ${failure.message}`, "unknown", { cause: failure });
+    throw new PaymentProviderError(
+      `The charge's outcome is unknown: ${failure.message}`,
+      "unknown",
+      { cause: failure },
+    );
   }
 
   async findPayments(metadata: Record<string, string>): Promise<ProviderPayment[]> {
@@ -196,13 +224,23 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
     try {
       let page: string | undefined;
       do {
-        const result = await this.stripe.paymentIntents.search({ query, limit: PAGE_SIZE, ...(page !== undefined && { page }) });
+        const result = await this.stripe.paymentIntents.search({
+          query,
+          limit: PAGE_SIZE,
+          ...(page !== undefined && { page }),
+        });
         found.push(...result.data.map(providerPayment));
         // An empty page that claims more would page forever.
-        page = result.has_more && result.next_page && result.data.length > 0 ? result.next_page : undefined;
+        page =
+          result.has_more && result.next_page && result.data.length > 0
+            ? result.next_page
+            : undefined;
       } while (page !== undefined && found.length < MAX_FOUND_PAYMENTS);
     } catch (error) {
-      throw new PaymentLookupError(`Searching ${this.name} for payments failed: ${messageOf(error)}`, { cause: error });
+      throw new PaymentLookupError(
+        `Searching ${this.name} for payments failed: ${messageOf(error)}`,
+        { cause: error },
+      );
     }
     return found.slice(0, MAX_FOUND_PAYMENTS);
   }
@@ -220,9 +258,14 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
     let charges: Stripe.Charge[];
     try {
       // One page: a PaymentIntent is charged once per payment method tried, far fewer than 100 times.
-      charges = (await this.stripe.charges.list({ payment_intent: paymentIntentId, limit: PAGE_SIZE })).data;
+      charges = (
+        await this.stripe.charges.list({ payment_intent: paymentIntentId, limit: PAGE_SIZE })
+      ).data;
     } catch (error) {
-      throw new PaymentLookupError(`Listing the charges of ${paymentIntentId} at ${this.name} failed: ${messageOf(error)}`, { cause: error });
+      throw new PaymentLookupError(
+        `Listing the charges of ${paymentIntentId} at ${this.name} failed: ${messageOf(error)}`,
+        { cause: error },
+      );
     }
     return charges.map((charge) => providerCharge(charge, paymentIntentId));
   }
@@ -237,15 +280,24 @@ function outcomeOfFoundIntent(intent: Stripe.PaymentIntent): ChargeResult {
   if (intent.status === "succeeded") return { status: "succeeded", providerPaymentId: intent.id };
   const error = intent.last_payment_error;
   if (intent.status === "requires_payment_method" && error?.type === "card_error") {
-    return { status: "declined", providerPaymentId: intent.id, declineCode: error.decline_code || error.code || "card_declined", message: error.message ?? "Your card was declined." };
+    return {
+      status: "declined",
+      providerPaymentId: intent.id,
+      declineCode: error.decline_code || error.code || "card_declined",
+      message: error.message ?? "Your card was declined.",
+    };
   }
-  throw new PaymentProviderError(`PaymentIntent ${intent.id} is in status ${intent.status}; its outcome is not settled yet`, "unknown");
+  throw new PaymentProviderError(
+    `PaymentIntent ${intent.id} is in status ${intent.status}; its outcome is not settled yet`,
+    "unknown",
+  );
 }
 
 function declineOrThrow(error: unknown): ChargeResult {
   if (error instanceof Stripe.errors.StripeCardError) {
     const providerPaymentId = error.payment_intent?.id ?? error.charge ?? error.requestId;
-    if (!providerPaymentId) throw new PaymentProviderError("A card error named no payment", "rejected", { cause: error });
+    if (!providerPaymentId)
+      throw new PaymentProviderError("A card error named no payment", "rejected", { cause: error });
     return {
       status: "declined",
       providerPaymentId,
@@ -263,11 +315,19 @@ function declineOrThrow(error: unknown): ChargeResult {
     error instanceof Stripe.errors.StripeRateLimitError ||
     error instanceof Stripe.errors.StripeIdempotencyError
   ) {
-    throw new PaymentProviderError(`The charge's outcome is unknown: ${error.message}`, "unknown", { cause: error });
+    throw new PaymentProviderError(`The charge's outcome is unknown: ${error.message}`, "unknown", {
+      cause: error,
+    });
   }
   if (error instanceof Stripe.errors.StripeError) {
-    throw new PaymentProviderError(`Stripe rejected the charge: ${error.message}`, "rejected", { cause: error });
+    throw new PaymentProviderError(`Stripe rejected the charge: ${error.message}`, "rejected", {
+      cause: error,
+    });
   }
   // Not from Stripe's SDK at all: assume the worst, the charge may have gone through.
-  throw new PaymentProviderError(`The charge's outcome is unknown: ${error instanceof Error ? error.message : String(error)}`, "unknown", { cause: error });
+  throw new PaymentProviderError(
+    `The charge's outcome is unknown: ${error instanceof Error ? error.message : String(error)}`,
+    "unknown",
+    { cause: error },
+  );
 }

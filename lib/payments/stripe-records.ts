@@ -14,10 +14,15 @@ const SEARCHABLE = /^[A-Za-z0-9:_-]+$/;
 /** `metadata['k']:'v' AND …`; refusing, rather than escaping, since the simulator's parser reads no escapes. */
 export function metadataQuery(metadata: Record<string, string>): string {
   const pairs = Object.entries(metadata);
-  if (pairs.length === 0) throw new Error("findPayments needs at least one metadata pair: an empty query would match every payment.");
+  if (pairs.length === 0)
+    throw new Error(
+      "findPayments needs at least one metadata pair: an empty query would match every payment.",
+    );
   for (const [key, value] of pairs) {
     if (!SEARCHABLE.test(key) || !SEARCHABLE.test(value)) {
-      throw new Error(`Metadata to search for must be of [A-Za-z0-9:_-] (no quotes or spaces): ${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+      throw new Error(
+        `Metadata to search for must be of [A-Za-z0-9:_-] (no quotes or spaces): ${JSON.stringify(key)}: ${JSON.stringify(value)}`,
+      );
     }
   }
   return pairs.map(([key, value]) => `metadata['${key}']:'${value}'`).join(" AND ");

@@ -1,6 +1,10 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { FORCED_EXIT_AFTER_MS, LAUNCHER_PID_ENV, whenProcessEnds } from "@/lib/process/follow-launcher";
+import {
+  FORCED_EXIT_AFTER_MS,
+  LAUNCHER_PID_ENV,
+  whenProcessEnds,
+} from "@/lib/process/follow-launcher";
 import { typescriptScriptArgs } from "@/lib/process/typescript-script";
 
 /**
@@ -31,9 +35,15 @@ describe("whenProcessEnds", () => {
   it("calls back for a process that has ended but was never reaped (a zombie still answers kill(pid, 0))", async () => {
     // sh starts a short sleep, then becomes a long one that never waits for
     // it: the short sleep ends as a zombie whose pid stays taken.
-    const parent = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    const parent = spawn("sh", ["-c", "sleep 0.2 & echo $!; exec sleep 30"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     try {
-      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString()))));
+      const zombie = Number(
+        await new Promise<string>((resolve) =>
+          parent.stdout.once("data", (chunk: Buffer) => resolve(chunk.toString())),
+        ),
+      );
       let calls = 0;
       const stop = whenProcessEnds(zombie, () => calls++, 20);
       await expect.poll(() => calls, { timeout: 3000, interval: 20 }).toBe(1);

@@ -32,7 +32,11 @@ const CHECK_INTERVAL_MS = 1000;
 export const FORCED_EXIT_AFTER_MS = 5000;
 
 /** Calls `then` once, when the process `pid` no longer exists. Returns a function that stops watching. */
-export function whenProcessEnds(pid: number, then: () => void, intervalMs: number = CHECK_INTERVAL_MS): () => void {
+export function whenProcessEnds(
+  pid: number,
+  then: () => void,
+  intervalMs: number = CHECK_INTERVAL_MS,
+): () => void {
   const identity = processIdentity(pid);
   const timer = setInterval(() => {
     if (identity !== undefined && processIdentity(pid) === identity) return;

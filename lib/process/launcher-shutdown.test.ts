@@ -24,7 +24,11 @@ afterEach(async () => {
 async function postLabOrder(path: string, token: string): Promise<number> {
   const response = await fetch(`${server!.baseUrl}${path}`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "Idempotency-Key": randomUUID() },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      "Idempotency-Key": randomUUID(),
+    },
     body: JSON.stringify(cartBody()),
   });
   await response.body?.cancel();
@@ -32,7 +36,8 @@ async function postLabOrder(path: string, token: string): Promise<number> {
 }
 
 /** One line per process, for a failure message that says who was left. */
-const described = (processes: readonly RunningProcess[]) => processes.map((process) => `${process.pid} ${process.commandLine}`);
+const described = (processes: readonly RunningProcess[]) =>
+  processes.map((process) => `${process.pid} ${process.commandLine}`);
 
 describe.each(["SIGTERM", "SIGINT", "SIGKILL"] as const)("a launcher ended by %s", (signal) => {
   it("takes every process it started with it within 10 s", async () => {
@@ -43,15 +48,35 @@ describe.each(["SIGTERM", "SIGINT", "SIGKILL"] as const)("a launcher ended by %s
     expect(await postLabOrder("/api/lab/dynamodb-orders", account.token)).toBe(201);
     let held: Promise<unknown> = Promise.resolve();
     if (signal !== "SIGKILL") {
-      expect((await setDemoSettings(account.token, { networkDelayMs: 20_000, loseResponse: false }, server.baseUrl)).status).toBe(200);
-      held = postOrder({ baseUrl: server.baseUrl, token: account.token, key: randomUUID() }).catch(() => undefined);
+      expect(
+        (
+          await setDemoSettings(
+            account.token,
+            { networkDelayMs: 20_000, loseResponse: false },
+            server.baseUrl,
+          )
+        ).status,
+      ).toBe(200);
+      held = postOrder({ baseUrl: server.baseUrl, token: account.token, key: randomUUID() }).catch(
+        () => undefined,
+      );
     }
 
     // The launcher leads its own process group; all it started are in it.
     const started = processesInGroup(server.processGroup);
-    const others = started.filter((process) => process.pid !== server!.processGroup).map((process) => process.commandLine);
-    for (const expected of [/^next-server/, /payment-simulator\.mts/, /lab-redis\.mts/, /^redis-server/, /lab-dynamodb\.mts/]) {
-      expect(others, `no process matching ${expected} in the group`).toContainEqual(expect.stringMatching(expected));
+    const others = started
+      .filter((process) => process.pid !== server!.processGroup)
+      .map((process) => process.commandLine);
+    for (const expected of [
+      /^next-server/,
+      /payment-simulator\.mts/,
+      /lab-redis\.mts/,
+      /^redis-server/,
+      /lab-dynamodb\.mts/,
+    ]) {
+      expect(others, `no process matching ${expected} in the group`).toContainEqual(
+        expect.stringMatching(expected),
+      );
     }
 
     process.kill(server.processGroup, signal);
@@ -60,7 +85,9 @@ describe.each(["SIGTERM", "SIGINT", "SIGKILL"] as const)("a launcher ended by %s
       .poll(() => described(stillRunning(started)), { timeout: WITHIN_MS + 2_000, interval: 100 })
       .toEqual([]);
     const endedAfterMs = performance.now() - signalledAt;
-    console.info(`[launcher ${signal}] ${started.length} processes ended ${Math.round(endedAfterMs)} ms after the signal`);
+    console.info(
+      `[launcher ${signal}] ${started.length} processes ended ${Math.round(endedAfterMs)} ms after the signal`,
+    );
     expect(endedAfterMs).toBeLessThan(WITHIN_MS);
     await held;
   }, 90_000);

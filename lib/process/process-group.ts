@@ -43,12 +43,22 @@ export interface StartOptions {
 const SETPRIV = "/usr/bin/setpriv";
 const hasSetpriv = process.platform === "linux" && existsSync(SETPRIV);
 
-export function startProcess({ command, args, env, output, endsWithStarter = false, runAsUser }: StartOptions): GroupProcess {
+export function startProcess({
+  command,
+  args,
+  env,
+  output,
+  endsWithStarter = false,
+  runAsUser,
+}: StartOptions): GroupProcess {
   const setprivOptions = [
-    ...(runAsUser && process.getuid?.() === 0 ? [`--reuid=${runAsUser}`, `--regid=${runAsUser}`, "--init-groups"] : []),
+    ...(runAsUser && process.getuid?.() === 0
+      ? [`--reuid=${runAsUser}`, `--regid=${runAsUser}`, "--init-groups"]
+      : []),
     ...(endsWithStarter ? ["--pdeathsig", "SIGTERM"] : []),
   ];
-  if (setprivOptions.length > 0 && hasSetpriv) [command, args] = [SETPRIV, [...setprivOptions, "--", command, ...args]];
+  if (setprivOptions.length > 0 && hasSetpriv)
+    [command, args] = [SETPRIV, [...setprivOptions, "--", command, ...args]];
   const child = spawn(command, args, {
     detached: true,
     env: env ?? process.env,
@@ -93,7 +103,14 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 /** Polls `ready` until it resolves true, or fails with what `describe` says once `timeoutMs` has passed or the process ended. */
-export async function waitUntil(ready: () => Promise<boolean>, { timeoutMs, process: watched, describe }: { timeoutMs: number; process?: GroupProcess; describe: () => string }): Promise<void> {
+export async function waitUntil(
+  ready: () => Promise<boolean>,
+  {
+    timeoutMs,
+    process: watched,
+    describe,
+  }: { timeoutMs: number; process?: GroupProcess; describe: () => string },
+): Promise<void> {
   let ended = false;
   void watched?.exited.then(() => (ended = true));
   const deadline = Date.now() + timeoutMs;

@@ -32,15 +32,26 @@ export const STOP_GRACE_MS = 3000;
 
 const LISTENING = /listening on (https?:\/\/\S+|redis:\/\/\S+)/;
 
-export async function spawnService({ name, script, env, follows, readyTimeoutMs = 30_000 }: SpawnServiceOptions): Promise<ServiceProcess> {
+export async function spawnService({
+  name,
+  script,
+  env,
+  follows,
+  readyTimeoutMs = 30_000,
+}: SpawnServiceOptions): Promise<ServiceProcess> {
   const child = spawn(process.execPath, typescriptScriptArgs(script), {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, ...env, [LAUNCHER_PID_ENV]: String(follows) },
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
   // Its output goes on to ours; a line says where it listens.
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`)), readyTimeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`)),
+      readyTimeoutMs,
+    );
     child.stdout.on("data", (chunk: Buffer) => {
       process.stdout.write(chunk);
       const match = LISTENING.exec(chunk.toString());

@@ -40,8 +40,13 @@ export interface PostOrderOptions {
 }
 
 /** POST /api/orders with a bearer token, an Idempotency-Key and a JSON body, each overridable. */
-export async function postOrder(options: PostOrderOptions): Promise<{ response: Response; text: string }> {
-  const headers: Record<string, string> = { "Content-Type": "application/json", ...options.headers };
+export async function postOrder(
+  options: PostOrderOptions,
+): Promise<{ response: Response; text: string }> {
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    ...options.headers,
+  };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   if (options.key !== null && options.key !== undefined) headers["Idempotency-Key"] = options.key;
   const response = await fetch(`${options.baseUrl ?? baseUrl()}/api/orders`, {
@@ -53,16 +58,25 @@ export async function postOrder(options: PostOrderOptions): Promise<{ response: 
 }
 
 /** GET /api/orders/:id with a bearer token, as an API client reads an order back. */
-export async function getOrder(options: { baseUrl?: string; token?: string; id: string }): Promise<{ response: Response; text: string }> {
+export async function getOrder(options: {
+  baseUrl?: string;
+  token?: string;
+  id: string;
+}): Promise<{ response: Response; text: string }> {
   const headers: Record<string, string> = {};
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
-  const response = await fetch(`${options.baseUrl ?? baseUrl()}/api/orders/${options.id}`, { headers });
+  const response = await fetch(`${options.baseUrl ?? baseUrl()}/api/orders/${options.id}`, {
+    headers,
+  });
   return { response, text: await response.text() };
 }
 
 /** A browser's session as the shop's first page hands it out: the Cookie header to send, and the token in it. */
-export async function browserSession(base: string = baseUrl()): Promise<{ cookie: string; token: string }> {
+export async function browserSession(
+  base: string = baseUrl(),
+): Promise<{ cookie: string; token: string }> {
   const cookie = (await fetch(`${base}/`)).headers.get("set-cookie")?.split(";")[0];
-  if (!cookie?.startsWith("oncepay_session=")) throw new Error("GET / handed out no session cookie");
+  if (!cookie?.startsWith("oncepay_session="))
+    throw new Error("GET / handed out no session cookie");
   return { cookie, token: cookie.slice("oncepay_session=".length) };
 }

@@ -39,7 +39,9 @@ const READY_TIMEOUT_MS = 90_000;
 
 export async function startAppServer(options: AppServerOptions = {}): Promise<AppServer> {
   if (!existsSync(path.resolve(".next", "BUILD_ID"))) {
-    throw new Error("No production build found. Run `npm run build` first (`npm test` does this for you).");
+    throw new Error(
+      "No production build found. Run `npm run build` first (`npm test` does this for you).",
+    );
   }
   const workDir = await mkdtemp(path.join(tmpdir(), "oncepay-test-"));
   const port = await freePort();

@@ -37,14 +37,25 @@ export async function footprintOf(accountId: string): Promise<Footprint> {
 }
 
 /** What the payment simulator charged for one of this account's payment intents (undefined: no such charge). */
-export async function chargedAmount(accountId: string, paymentIntentId: string): Promise<number | undefined> {
-  const ledger = await ledgerFor(simulator(), { idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId) });
+export async function chargedAmount(
+  accountId: string,
+  paymentIntentId: string,
+): Promise<number | undefined> {
+  const ledger = await ledgerFor(simulator(), {
+    idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId),
+  });
   return ledger.payment_intents.find((intent) => intent.id === paymentIntentId)?.amount;
 }
 
 /** The footprint one paid checkout adds: an order, its payment, the key, one charge. */
 export function plusOnePaid(before: Footprint): Footprint {
-  return { ...before, orders: before.orders + 1, payments: before.payments + 1, idempotency_keys: before.idempotency_keys + 1, charges: before.charges + 1 };
+  return {
+    ...before,
+    orders: before.orders + 1,
+    payments: before.payments + 1,
+    idempotency_keys: before.idempotency_keys + 1,
+    charges: before.charges + 1,
+  };
 }
 
 /** What the server's own catalog charges for these lines; a client's idea of the price never counts. */
@@ -57,11 +68,18 @@ export function serverPrice(items: { sku: string; quantity: number }[]): number 
 }
 
 /** A browser session whose account exists (an account is made on the first API call that presents the cookie). */
-export async function activeBrowserSession(): Promise<{ cookie: string; token: string; accountId: string }> {
+export async function activeBrowserSession(): Promise<{
+  cookie: string;
+  token: string;
+  accountId: string;
+}> {
   const session = await browserSession();
   // A safe GET authenticates (and so creates the account) without touching any key.
-  const probe = await fetch(`${baseUrl()}/api/orders/${randomUUID()}`, { headers: { Cookie: session.cookie } });
-  if (probe.status !== 404) throw new Error(`Activating a browser session answered ${probe.status}`);
+  const probe = await fetch(`${baseUrl()}/api/orders/${randomUUID()}`, {
+    headers: { Cookie: session.cookie },
+  });
+  if (probe.status !== 404)
+    throw new Error(`Activating a browser session answered ${probe.status}`);
   const accountId = await accountIdByTokenHash(hashToken(session.token));
   if (!accountId) throw new Error("The browser session has no account after its first API call");
   return { ...session, accountId };
@@ -70,7 +88,12 @@ export async function activeBrowserSession(): Promise<{ cookie: string; token: s
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** An error answered by OncePay itself: RFC 9457 problem+json whose `status` is the HTTP status, with a request id. */
-export function expectProblem(response: WireResponse, status: number, type?: string, options: { bodyless?: boolean } = {}): void {
+export function expectProblem(
+  response: WireResponse,
+  status: number,
+  type?: string,
+  options: { bodyless?: boolean } = {},
+): void {
   expect(response.status, `status, answer: ${response.body.slice(0, 300)}`).toBe(status);
   expect(response.headers["content-type"]).toBe("application/problem+json");
   expect(response.headers["x-request-id"]).toMatch(UUID);

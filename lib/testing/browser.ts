@@ -41,14 +41,29 @@ export function sampleOrder(cartId: string): Order {
     cartId,
     currency: "usd",
     amount: 3600,
-    items: [{ sku: "mug-ceramic-350", name: "Stoneware Mug", unitAmount: 1800, quantity: 2, amount: 3600 }],
+    items: [
+      {
+        sku: "mug-ceramic-350",
+        name: "Stoneware Mug",
+        unitAmount: 1800,
+        quantity: 2,
+        amount: 3600,
+      },
+    ],
     payment: { id: "pay_1", status: "succeeded", paymentMethod: "pm_card_visa" },
     createdAt: "2025-01-01T00:00:00.000Z",
   };
 }
 
 /** A JSON answer as the API sends it: problem+json for errors. */
-export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+export function jsonAnswer(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
   const contentType = status >= 400 ? "application/problem+json" : "application/json";
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": contentType, ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "Content-Type": contentType, ...headers },
+  });
 }

@@ -17,7 +17,9 @@ let prisma: PrismaClient | undefined;
 
 /** A Prisma client on the database under test, for driving lib/ code (the workers) directly. */
 export function testPrisma(): PrismaClient {
-  prisma ??= new PrismaClient({ adapter: new PrismaPg({ connectionString: inject("databaseUrl"), max: 4 }) });
+  prisma ??= new PrismaClient({
+    adapter: new PrismaPg({ connectionString: inject("databaseUrl"), max: 4 }),
+  });
   return prisma;
 }
 
@@ -31,7 +33,17 @@ export async function closeTestDb(): Promise<void> {
   prisma = undefined;
 }
 
-export const { countRows, tableCounts, keyRow, expireLease, expireKey, accountIdByTokenHash, idempotencyKeysOf, providerIntents, ordersForCart } = rowsIn(testPool.db);
+export const {
+  countRows,
+  tableCounts,
+  keyRow,
+  expireLease,
+  expireKey,
+  accountIdByTokenHash,
+  idempotencyKeysOf,
+  providerIntents,
+  ordersForCart,
+} = rowsIn(testPool.db);
 
 /**
  * An empty PostgreSQL database of its own on the server under test, for a
@@ -39,12 +51,18 @@ export const { countRows, tableCounts, keyRow, expireLease, expireKey, accountId
  * (rows, rate-limit windows) is shared with the other tests. Real
  * PostgreSQL only.
  */
-export async function createFreshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createFreshPostgresDatabase(): Promise<{
+  url: string;
+  drop(): Promise<void>;
+}> {
   const name = `oncepay_fresh_${randomUUID().replaceAll("-", "")}`;
   await testDb().query(`CREATE DATABASE ${name}`);
   const url = new URL(inject("databaseUrl"));
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: async () => void (await testDb().query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
+  return {
+    url: url.toString(),
+    drop: async () => void (await testDb().query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+  };
 }
 
 /**

@@ -12,8 +12,18 @@ import { spawnService } from "@/lib/process/spawn-service";
  */
 export default async function setup(project: TestProject) {
   const [dynamodb, redis] = await Promise.all([
-    spawnService({ name: "The lab's DynamoDB (dynalite)", script: "scripts/lab-dynamodb.mts", env: {}, follows: process.pid }),
-    spawnService({ name: "The lab's Redis", script: "scripts/lab-redis.mts", env: {}, follows: process.pid }),
+    spawnService({
+      name: "The lab's DynamoDB (dynalite)",
+      script: "scripts/lab-dynamodb.mts",
+      env: {},
+      follows: process.pid,
+    }),
+    spawnService({
+      name: "The lab's Redis",
+      script: "scripts/lab-redis.mts",
+      env: {},
+      follows: process.pid,
+    }),
   ]);
   const server = await startAppServer({
     env: {
@@ -33,7 +43,9 @@ export default async function setup(project: TestProject) {
   project.provide("labDynamoDbUrl", dynamodb.url);
   project.provide("labRedisUrl", redis.url);
   if (!server.realPostgres) {
-    console.warn("[tests] DATABASE_URL is not set: running on embedded PGlite, which serialises all statements, so the concurrency tests cannot expose races here. CI runs them on PostgreSQL.");
+    console.warn(
+      "[tests] DATABASE_URL is not set: running on embedded PGlite, which serialises all statements, so the concurrency tests cannot expose races here. CI runs them on PostgreSQL.",
+    );
   }
   return async () => {
     await server.stop();

@@ -15,7 +15,13 @@ let doc: DynamoDBDocumentClient | undefined;
 let redis: ReturnType<typeof createClient> | undefined;
 
 function dynamo(): DynamoDBDocumentClient {
-  doc ??= DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: inject("labDynamoDbUrl"), region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } }));
+  doc ??= DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: inject("labDynamoDbUrl"),
+      region: "local",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    }),
+  );
   return doc;
 }
 
@@ -35,8 +41,19 @@ export async function closeLabKeyStores(): Promise<void> {
 }
 
 /** The hand-written DynamoDB design's item for one key. */
-export async function dynamoKeyItem(accountId: string, key: string): Promise<Record<string, unknown> | undefined> {
-  return (await dynamo().send(new GetCommand({ TableName: LAB_KEYS_TABLE, Key: { pk: `IDEMP#${accountId}#${key}` }, ConsistentRead: true }))).Item;
+export async function dynamoKeyItem(
+  accountId: string,
+  key: string,
+): Promise<Record<string, unknown> | undefined> {
+  return (
+    await dynamo().send(
+      new GetCommand({
+        TableName: LAB_KEYS_TABLE,
+        Key: { pk: `IDEMP#${accountId}#${key}` },
+        ConsistentRead: true,
+      }),
+    )
+  ).Item;
 }
 
 /**
@@ -44,13 +61,25 @@ export async function dynamoKeyItem(accountId: string, key: string): Promise<Rec
  * then the base64 MD5 of the JSON of what eventKeyJmesPath selects
  * ([accountId, key]), as its BasePersistenceLayer computes it.
  */
-export async function powertoolsRecord(accountId: string, key: string): Promise<Record<string, unknown> | undefined> {
-  const id = `${POWERTOOLS_KEY_PREFIX}#${createHash("md5").update(JSON.stringify([accountId, key])).digest("base64")}`;
-  return (await dynamo().send(new GetCommand({ TableName: LAB_POWERTOOLS_TABLE, Key: { id }, ConsistentRead: true }))).Item;
+export async function powertoolsRecord(
+  accountId: string,
+  key: string,
+): Promise<Record<string, unknown> | undefined> {
+  const id = `${POWERTOOLS_KEY_PREFIX}#${createHash("md5")
+    .update(JSON.stringify([accountId, key]))
+    .digest("base64")}`;
+  return (
+    await dynamo().send(
+      new GetCommand({ TableName: LAB_POWERTOOLS_TABLE, Key: { id }, ConsistentRead: true }),
+    )
+  ).Item;
 }
 
 /** The Redis design's value for one key, and its time to live in seconds (-2: no such key). */
-export async function redisKey(accountId: string, key: string): Promise<{ value: string | null; ttlSeconds: number }> {
+export async function redisKey(
+  accountId: string,
+  key: string,
+): Promise<{ value: string | null; ttlSeconds: number }> {
   const client = await redisClient();
   const name = `idem:${accountId}:${key}`;
   return { value: await client.get(name), ttlSeconds: await client.ttl(name) };

@@ -57,9 +57,12 @@ export interface RegisteredKeys {
 }
 
 /** A new account at the simulator (POST /_simulator/api_keys): its secret and restricted key. */
-export async function newApiKeys(simulator: Pick<PaymentSimulator, "url">): Promise<RegisteredKeys> {
+export async function newApiKeys(
+  simulator: Pick<PaymentSimulator, "url">,
+): Promise<RegisteredKeys> {
   const response = await fetch(`${simulator.url}/_simulator/api_keys`, { method: "POST" });
-  if (response.status !== 201) throw new Error(`POST /_simulator/api_keys answered ${response.status}`);
+  if (response.status !== 201)
+    throw new Error(`POST /_simulator/api_keys answered ${response.status}`);
   return (await response.json()) as RegisteredKeys;
 }
 
@@ -68,7 +71,11 @@ export async function newSecretKey(simulator: Pick<PaymentSimulator, "url">): Pr
   return (await newApiKeys(simulator)).secret_key;
 }
 
-export function stripeFor(simulator: PaymentSimulator, secretKey: string, config: { maxNetworkRetries?: number; timeout?: number } = {}): Stripe {
+export function stripeFor(
+  simulator: PaymentSimulator,
+  secretKey: string,
+  config: { maxNetworkRetries?: number; timeout?: number } = {},
+): Stripe {
   return new Stripe(secretKey, {
     host: "127.0.0.1",
     port: simulator.port,
@@ -83,16 +90,36 @@ export async function postIntent(
   simulator: PaymentSimulator,
   options: { secretKey?: string; key?: string; body: string; headers?: Record<string, string> },
 ): Promise<{ status: number; headers: Headers; text: string }> {
-  const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded", ...options.headers };
+  const headers: Record<string, string> = {
+    "Content-Type": "application/x-www-form-urlencoded",
+    ...options.headers,
+  };
   if (options.secretKey) headers.Authorization = `Bearer ${options.secretKey}`;
   if (options.key) headers["Idempotency-Key"] = options.key;
-  const response = await fetch(`${simulator.url}/v1/payment_intents`, { method: "POST", headers, body: options.body });
+  const response = await fetch(`${simulator.url}/v1/payment_intents`, {
+    method: "POST",
+    headers,
+    body: options.body,
+  });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
 export interface LedgerView {
-  payment_intents: { id: string; status: string; account: string; idempotency_key: string | null; amount: number; metadata: Record<string, string> }[];
-  charges: { id: string; status: string; payment_intent: string; failure_code: string | null; outcome: { reason: string | null } }[];
+  payment_intents: {
+    id: string;
+    status: string;
+    account: string;
+    idempotency_key: string | null;
+    amount: number;
+    metadata: Record<string, string>;
+  }[];
+  charges: {
+    id: string;
+    status: string;
+    payment_intent: string;
+    failure_code: string | null;
+    outcome: { reason: string | null };
+  }[];
 }
 
 export async function ledgerFor(
@@ -101,14 +128,19 @@ export async function ledgerFor(
 ): Promise<LedgerView> {
   const query = new URLSearchParams();
   if (filter.idempotencyKey !== undefined) query.set("idempotency_key", filter.idempotencyKey);
-  if (filter.idempotencyKeyPrefix !== undefined) query.set("idempotency_key_prefix", filter.idempotencyKeyPrefix);
+  if (filter.idempotencyKeyPrefix !== undefined)
+    query.set("idempotency_key_prefix", filter.idempotencyKeyPrefix);
   if (filter.paymentIntent !== undefined) query.set("payment_intent", filter.paymentIntent);
   const response = await fetch(`${simulator.url}/_simulator/ledger?${query}`);
-  if (response.status !== 200) throw new Error(`GET /_simulator/ledger answered ${response.status}`);
+  if (response.status !== 200)
+    throw new Error(`GET /_simulator/ledger answered ${response.status}`);
   return (await response.json()) as LedgerView;
 }
 
-export async function setFaults(simulator: Pick<PaymentSimulator, "url">, settings: Partial<FaultSettings>): Promise<Response> {
+export async function setFaults(
+  simulator: Pick<PaymentSimulator, "url">,
+  settings: Partial<FaultSettings>,
+): Promise<Response> {
   return fetch(`${simulator.url}/_simulator/faults`, {
     method: "PUT",
     headers: { "Content-Type": "application/json" },

@@ -12,7 +12,8 @@ import { serverOnlyTitle } from "./server-only-tag";
  */
 export const SERVER_ONLY_REASONS = {
   concurrency: "real concurrency (the embedded database runs one statement at a time)",
-  sessions: "a session per connection (the embedded database serves every connection from one session)",
+  sessions:
+    "a session per connection (the embedded database serves every connection from one session)",
   pooler: "PgBouncer between the app and the server (it speaks to a PostgreSQL server)",
   crash: "a PostgreSQL server of its own to crash (initdb, pg_ctl)",
 } as const;
@@ -20,7 +21,8 @@ export const SERVER_ONLY_REASONS = {
 export type ServerOnlyReason = keyof typeof SERVER_ONLY_REASONS;
 
 const onServer = inject("realPostgres");
-const titled = (title: string, reason: ServerOnlyReason) => serverOnlyTitle(title, SERVER_ONLY_REASONS[reason]);
+const titled = (title: string, reason: ServerOnlyReason) =>
+  serverOnlyTitle(title, SERVER_ONLY_REASONS[reason]);
 
 /** `describe`, run only on a PostgreSQL server. */
 export function describeOnServer(reason: ServerOnlyReason, title: string, body: () => void): void {
@@ -28,6 +30,11 @@ export function describeOnServer(reason: ServerOnlyReason, title: string, body: 
 }
 
 /** `it`, run only on a PostgreSQL server. */
-export function itOnServer(reason: ServerOnlyReason, title: string, body: () => Promise<void>, timeout?: number): void {
+export function itOnServer(
+  reason: ServerOnlyReason,
+  title: string,
+  body: () => Promise<void>,
+  timeout?: number,
+): void {
   it.runIf(onServer)(titled(title, reason), body, timeout);
 }

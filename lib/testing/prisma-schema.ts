@@ -22,7 +22,10 @@ export function readPrismaSchema(path = "prisma/schema.prisma"): Map<string, Tab
 
   for (const [, kind, name, body] of blocks) {
     if (kind !== "model") continue;
-    const lines = body!.split("\n").map((line) => line.replace(/\/\/.*$/, "").trim()).filter(Boolean);
+    const lines = body!
+      .split("\n")
+      .map((line) => line.replace(/\/\/.*$/, "").trim())
+      .filter(Boolean);
     const columnOf = new Map<string, string>();
     const shape: TableShape = { columns: new Map(), uniques: new Set() };
     const blockUniques: string[][] = [];
@@ -45,7 +48,8 @@ export function readPrismaSchema(path = "prisma/schema.prisma"): Map<string, Tab
       shape.columns.set(column, modifier === "?");
       if (/@(id|unique)\b/.test(attributes!)) shape.uniques.add(column);
     }
-    for (const fields of blockUniques) shape.uniques.add(fields.map((field) => columnOf.get(field) ?? field).join(","));
+    for (const fields of blockUniques)
+      shape.uniques.add(fields.map((field) => columnOf.get(field) ?? field).join(","));
     tables.set(table, shape);
   }
   return tables;

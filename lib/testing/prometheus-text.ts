@@ -17,22 +17,35 @@ export function parsePrometheusText(text: string): Sample[] {
   for (const line of text.split("\n")) {
     const match = SAMPLE_LINE.exec(line.trim());
     if (!match) continue;
-    const labels = Object.fromEntries([...(match[2] ?? "").matchAll(LABEL)].map(([, key, value]) => [key!, value!]));
+    const labels = Object.fromEntries(
+      [...(match[2] ?? "").matchAll(LABEL)].map(([, key, value]) => [key!, value!]),
+    );
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return samples;
 }
 
-export function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+export function sample(
+  text: string,
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const wanted = Object.entries(labels);
   return parsePrometheusText(text).find(
-    (candidate) => candidate.name === name && Object.keys(candidate.labels).length === wanted.length && wanted.every(([key, value]) => candidate.labels[key] === value),
+    (candidate) =>
+      candidate.name === name &&
+      Object.keys(candidate.labels).length === wanted.length &&
+      wanted.every(([key, value]) => candidate.labels[key] === value),
   )?.value;
 }
 
 /** The sum of every series of `name` whose labels include `labels`. */
 export function total(text: string, name: string, labels: Record<string, string> = {}): number {
   return parsePrometheusText(text)
-    .filter((candidate) => candidate.name === name && Object.entries(labels).every(([key, value]) => candidate.labels[key] === value))
+    .filter(
+      (candidate) =>
+        candidate.name === name &&
+        Object.entries(labels).every(([key, value]) => candidate.labels[key] === value),
+    )
     .reduce((sum, candidate) => sum + candidate.value, 0);
 }

@@ -34,13 +34,25 @@ export interface OverlappingBatch {
  * loop. No response can be read before that loop ends, so when
  * `min(receivedAt) >= lastSentAt` all N were in flight at once.
  */
-export async function sendOverlapping(baseUrl: string, requests: RawRequest[]): Promise<OverlappingBatch> {
+export async function sendOverlapping(
+  baseUrl: string,
+  requests: RawRequest[],
+): Promise<OverlappingBatch> {
   const { hostname, port } = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const pending = requests.map((request) => {
-    const outgoing = http.request({ hostname, port, method: request.method, path: request.path, headers: request.headers, agent });
+    const outgoing = http.request({
+      hostname,
+      port,
+      method: request.method,
+      path: request.path,
+      headers: request.headers,
+      agent,
+    });
     const connected = new Promise<void>((resolve, reject) => {
-      outgoing.once("socket", (socket) => (socket.connecting ? socket.once("connect", () => resolve()) : resolve()));
+      outgoing.once("socket", (socket) =>
+        socket.connecting ? socket.once("connect", () => resolve()) : resolve(),
+      );
       outgoing.once("error", reject);
     });
     const response = new Promise<RawResponse>((resolve, reject) => {
@@ -49,7 +61,12 @@ export async function sendOverlapping(baseUrl: string, requests: RawRequest[]): 
         const chunks: Buffer[] = [];
         incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
         incoming.on("end", () =>
-          resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: Buffer.concat(chunks).toString(), receivedAt }),
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: incoming.headers,
+            body: Buffer.concat(chunks).toString(),
+            receivedAt,
+          }),
         );
         incoming.on("error", reject);
       });
@@ -106,24 +123,43 @@ const WIRE_TIMEOUT_MS = 10_000;
  */
 export async function sendWire(baseUrl: string, request: WireRequest): Promise<WireResponse> {
   const { hostname, port, host } = new URL(baseUrl);
-  const body = typeof request.body === "string" ? Buffer.from(request.body, "utf8") : (request.body ?? Buffer.alloc(0));
+  const body =
+    typeof request.body === "string"
+      ? Buffer.from(request.body, "utf8")
+      : (request.body ?? Buffer.alloc(0));
   const has = (name: string) => request.headers.some(([field]) => field.toLowerCase() === name);
   const fields: [string, string | Buffer][] = [
     ...(has("host") ? [] : [["Host", host] as [string, string]]),
     ...(has("connection") ? [] : [["Connection", "close"] as [string, string]]),
     ...request.headers,
-    ...(has("content-length") || has("transfer-encoding") || body.length === 0 ? [] : [["Content-Length", String(body.length)] as [string, string]]),
+    ...(has("content-length") || has("transfer-encoding") || body.length === 0
+      ? []
+      : [["Content-Length", String(body.length)] as [string, string]]),
   ];
   const head = Buffer.concat([
     Buffer.from(`${request.method} ${request.path} HTTP/1.1\r\n`, "latin1"),
-    ...fields.map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `, "latin1"), typeof value === "string" ? Buffer.from(value, "latin1") : value, Buffer.from("\r\n")])),
+    ...fields.map(([name, value]) =>
+      Buffer.concat([
+        Buffer.from(`${name}: `, "latin1"),
+        typeof value === "string" ? Buffer.from(value, "latin1") : value,
+        Buffer.from("\r\n"),
+      ]),
+    ),
     Buffer.from("\r\n"),
   ]);
 
   const received = await new Promise<Buffer>((resolve, reject) => {
     const socket = net.connect({ host: hostname, port: Number(port) });
     const chunks: Buffer[] = [];
-    const timer = setTimeout(() => socket.destroy(new Error(`No complete answer to ${request.method} ${request.path} within ${WIRE_TIMEOUT_MS} ms`)), WIRE_TIMEOUT_MS);
+    const timer = setTimeout(
+      () =>
+        socket.destroy(
+          new Error(
+            `No complete answer to ${request.method} ${request.path} within ${WIRE_TIMEOUT_MS} ms`,
+          ),
+        ),
+      WIRE_TIMEOUT_MS,
+    );
     socket.on("connect", () => {
       socket.write(Buffer.concat([head, body]));
       if (request.endAfterSending) socket.end();
@@ -136,14 +172,20 @@ export async function sendWire(baseUrl: string, request: WireRequest): Promise<W
       resolve(Buffer.concat(chunks));
     });
   });
-  if (received.length === 0) throw new Error(`The server closed the connection without answering ${request.method} ${request.path}`);
+  if (received.length === 0)
+    throw new Error(
+      `The server closed the connection without answering ${request.method} ${request.path}`,
+    );
   return parseResponse(received, request.method === "HEAD");
 }
 
 /** The first HTTP/1.1 response in `bytes`: status line, fields, and a body framed by Content-Length, chunks, or the connection's end. */
 function parseResponse(bytes: Buffer, headRequest: boolean): WireResponse {
   const headEnd = bytes.indexOf("\r\n\r\n");
-  if (headEnd === -1) throw new Error(`Not an HTTP response: ${JSON.stringify(bytes.subarray(0, 200).toString("latin1"))}`);
+  if (headEnd === -1)
+    throw new Error(
+      `Not an HTTP response: ${JSON.stringify(bytes.subarray(0, 200).toString("latin1"))}`,
+    );
   const [statusLine, ...lines] = bytes.subarray(0, headEnd).toString("latin1").split("\r\n");
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine!)?.[1]);
   const headers: Record<string, string> = {};
@@ -157,7 +199,8 @@ function parseResponse(bytes: Buffer, headRequest: boolean): WireResponse {
   let body: Buffer;
   if (headRequest || status === 204 || status === 304) body = Buffer.alloc(0);
   else if (headers["transfer-encoding"]?.toLowerCase().includes("chunked")) body = dechunk(rest);
-  else if (headers["content-length"] !== undefined) body = rest.subarray(0, Number(headers["content-length"]));
+  else if (headers["content-length"] !== undefined)
+    body = rest.subarray(0, Number(headers["content-length"]));
   else body = rest;
   return { status, headers, body: body.toString("utf8") };
 }

@@ -1,5 +1,9 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  RETRY_AFTER_HEADER,
+} from "@/lib/http/headers";
 
 /**
  * A client that does what the contract asks of one: send a checkout, and
@@ -37,7 +41,9 @@ export interface RetryingCheckoutOptions {
   waitBeforeRetry?(last: AttemptRecord, attempt: number): number;
 }
 
-export async function checkoutUntilAnswered(options: RetryingCheckoutOptions): Promise<CheckoutRun> {
+export async function checkoutUntilAnswered(
+  options: RetryingCheckoutOptions,
+): Promise<CheckoutRun> {
   const run: CheckoutRun = { key: options.key, attempts: [] };
   const giveUpAt = Date.now() + options.deadlineMs;
   const maxAttempts = options.maxAttempts ?? Number.POSITIVE_INFINITY;
@@ -55,12 +61,21 @@ export async function checkoutUntilAnswered(options: RetryingCheckoutOptions): P
   }
 }
 
-async function sendOnce({ baseUrl, token, key, body }: RetryingCheckoutOptions): Promise<AttemptRecord> {
+async function sendOnce({
+  baseUrl,
+  token,
+  key,
+  body,
+}: RetryingCheckoutOptions): Promise<AttemptRecord> {
   const sentAt = Date.now();
   try {
     const response = await fetch(`${baseUrl}/api/orders`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, [IDEMPOTENCY_KEY_HEADER]: key },
+      headers: {
+        "Content-Type": "application/json",
+        Authorization: `Bearer ${token}`,
+        [IDEMPOTENCY_KEY_HEADER]: key,
+      },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(20_000),
     });
@@ -74,7 +89,14 @@ async function sendOnce({ baseUrl, token, key, body }: RetryingCheckoutOptions):
       answeredAt: Date.now(),
     };
   } catch {
-    return { status: null, retryAfter: null, replayed: false, contentType: null, sentAt, answeredAt: Date.now() };
+    return {
+      status: null,
+      retryAfter: null,
+      replayed: false,
+      contentType: null,
+      sentAt,
+      answeredAt: Date.now(),
+    };
   }
 }
 

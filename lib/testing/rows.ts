@@ -44,7 +44,9 @@ export interface Rows {
   ordersOf(accountId: string): Promise<{ id: string; total_amount: number }[]>;
   paymentsOf(accountId: string): Promise<{ status: string; amount: number }[]>;
   /** The Idempotency-Keys this account used, with the order each one produced (if any). */
-  idempotencyKeysOf(accountId: string): Promise<{ key: string; response_status: number | null; order_id: string | null }[]>;
+  idempotencyKeysOf(
+    accountId: string,
+  ): Promise<{ key: string; response_status: number | null; order_id: string | null }[]>;
   /** The account's demo faults as stored (none stored means none on). */
   demoFaultsOf(accountId: string): Promise<{ networkDelayMs: number; loseResponse: boolean }>;
   /**
@@ -54,7 +56,9 @@ export interface Rows {
    * prefix, across all of the simulator's accounts. Exact counts, unlike
    * its admin API, which lists the newest 100.
    */
-  providerIntents(filter: { metadata: Record<string, string> } | { keyPrefix: string }): Promise<ProviderIntentCounts>;
+  providerIntents(
+    filter: { metadata: Record<string, string> } | { keyPrefix: string },
+  ): Promise<ProviderIntentCounts>;
   /** How far each of the account's keys got (`finished` once complete), of the given keys or of all of them. */
   recoveryPointsOf(accountId: string, keys?: readonly string[]): Promise<string[]>;
   /** Orders by the Idempotency-Key that made them, for one account. */
@@ -64,7 +68,18 @@ export interface Rows {
   /** The orders written for one cart, as the lab counts a storm's. */
   ordersForCart(accountId: string, cartId: string): Promise<number>;
   /** One lab storm as stored. */
-  labStorm(stormId: string): Promise<{ account_id: string; strategy: string; size: number; idem_key: string | null; cart_id: string } | undefined>;
+  labStorm(
+    stormId: string,
+  ): Promise<
+    | {
+        account_id: string;
+        strategy: string;
+        size: number;
+        idem_key: string | null;
+        cart_id: string;
+      }
+    | undefined
+  >;
 }
 
 export interface ProviderIntentCounts {
@@ -77,17 +92,30 @@ export interface ProviderIntentCounts {
 
 export function rowsIn(db: Queryable): Rows {
   const countRows = async (table: CountedTable, accountId: string) => {
-    const { rows } = await db.query<{ count: string }>(`SELECT count(*) FROM ${table} WHERE account_id = $1`, [accountId]);
+    const { rows } = await db.query<{ count: string }>(
+      `SELECT count(*) FROM ${table} WHERE account_id = $1`,
+      [accountId],
+    );
     return Number(rows[0]!.count);
   };
-  const setKeyTimeToPast = async (column: "lease_expires_at" | "expires_at", accountId: string, key: string) => {
-    await db.query(`UPDATE idempotency_keys SET ${column} = now() - interval '1 second' WHERE account_id = $1 AND idem_key = $2`, [accountId, key]);
+  const setKeyTimeToPast = async (
+    column: "lease_expires_at" | "expires_at",
+    accountId: string,
+    key: string,
+  ) => {
+    await db.query(
+      `UPDATE idempotency_keys SET ${column} = now() - interval '1 second' WHERE account_id = $1 AND idem_key = $2`,
+      [accountId, key],
+    );
   };
 
   return {
     countRows,
     async rowCounts(accountId) {
-      return { orders: await countRows("orders", accountId), payments: await countRows("payments", accountId) };
+      return {
+        orders: await countRows("orders", accountId),
+        payments: await countRows("payments", accountId),
+      };
     },
     async tableCounts(accountId) {
       const { rows } = await db.query<Record<CountedTable, number>>(
@@ -116,7 +144,10 @@ export function rowsIn(db: Queryable): Rows {
     expireLease: (accountId, key) => setKeyTimeToPast("lease_expires_at", accountId, key),
     expireKey: (accountId, key) => setKeyTimeToPast("expires_at", accountId, key),
     async accountIdByTokenHash(tokenHash) {
-      const { rows } = await db.query<{ id: string }>(`SELECT id FROM accounts WHERE token_hash = $1`, [tokenHash]);
+      const { rows } = await db.query<{ id: string }>(
+        `SELECT id FROM accounts WHERE token_hash = $1`,
+        [tokenHash],
+      );
       return rows[0]?.id;
     },
     async ordersOf(accountId) {
@@ -134,7 +165,11 @@ export function rowsIn(db: Queryable): Rows {
       return rows;
     },
     async idempotencyKeysOf(accountId) {
-      const { rows } = await db.query<{ key: string; response_status: number | null; order_id: string | null }>(
+      const { rows } = await db.query<{
+        key: string;
+        response_status: number | null;
+        order_id: string | null;
+      }>(
         `SELECT k.idem_key AS key, k.response_status, o.id AS order_id
            FROM idempotency_keys k LEFT JOIN orders o ON o.idempotency_key_id = k.id
           WHERE k.account_id = $1 ORDER BY k.created_at`,
@@ -147,10 +182,16 @@ export function rowsIn(db: Queryable): Rows {
         `SELECT network_delay_ms, lose_response FROM demo_settings WHERE account_id = $1`,
         [accountId],
       );
-      return { networkDelayMs: rows[0]?.network_delay_ms ?? 0, loseResponse: rows[0]?.lose_response ?? false };
+      return {
+        networkDelayMs: rows[0]?.network_delay_ms ?? 0,
+        loseResponse: rows[0]?.lose_response ?? false,
+      };
     },
     async providerIntents(filter) {
-      const [condition, value] = "metadata" in filter ? ["metadata @> $1::jsonb", JSON.stringify(filter.metadata)] : ["starts_with(idempotency_key, $1)", filter.keyPrefix];
+      const [condition, value] =
+        "metadata" in filter
+          ? ["metadata @> $1::jsonb", JSON.stringify(filter.metadata)]
+          : ["starts_with(idempotency_key, $1)", filter.keyPrefix];
       const { rows } = await db.query<ProviderIntentCounts>(
         `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*)::int AS total,
                 coalesce(sum(amount) FILTER (WHERE status = 'succeeded'), 0)::int AS "amountCharged"
@@ -160,7 +201,13 @@ export function rowsIn(db: Queryable): Rows {
       return rows[0]!;
     },
     async labStorm(stormId) {
-      const { rows } = await db.query<{ account_id: string; strategy: string; size: number; idem_key: string | null; cart_id: string }>(
+      const { rows } = await db.query<{
+        account_id: string;
+        strategy: string;
+        size: number;
+        idem_key: string | null;
+        cart_id: string;
+      }>(
         `SELECT account_id, strategy::text, size, idem_key, cart_id FROM lab_storms WHERE id = $1`,
         [stormId],
       );
@@ -189,7 +236,10 @@ export function rowsIn(db: Queryable): Rows {
       return new Map(rows.map((row) => [row.key, row.n]));
     },
     async ordersForCart(accountId, cartId) {
-      const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders WHERE account_id = $1 AND cart_id = $2`, [accountId, cartId]);
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM orders WHERE account_id = $1 AND cart_id = $2`,
+        [accountId, cartId],
+      );
       return rows[0]!.n;
     },
   };
@@ -215,7 +265,11 @@ export function rowsAt(databaseUrl: string): Rows {
 }
 
 /** A pool made on first use, so that merely importing the wiring needs no database (and a closed pool can be made again). */
-export function lazyPool(connect: () => pg.Pool): { db: Queryable; pool(): pg.Pool; close(): Promise<void> } {
+export function lazyPool(connect: () => pg.Pool): {
+  db: Queryable;
+  pool(): pg.Pool;
+  close(): Promise<void>;
+} {
   let pool: pg.Pool | undefined;
   const current = () => (pool ??= connect());
   return {

@@ -4,6 +4,7 @@
  * No Vitest import: the reporter runs in Vitest's main process, where the
  * test API is not available.
  */
-export const serverOnlyTitle = (title: string, reason: string) => `${title} [PostgreSQL server only: ${reason}]`;
+export const serverOnlyTitle = (title: string, reason: string) =>
+  `${title} [PostgreSQL server only: ${reason}]`;
 
 export const SERVER_ONLY_TAG = /\s*\[PostgreSQL server only: ([^\]]+)\]/;

@@ -16,16 +16,29 @@ export default class SkipSummaryReporter implements Reporter {
       for (const test of testModule.children.allTests("skipped")) {
         skipped += 1;
         const reason = SERVER_ONLY_TAG.exec(test.fullName)?.[1];
-        if (reason === undefined) unexplained.push(`${testModule.relativeModuleId} > ${test.fullName}`);
-        else byReason.set(reason, (byReason.get(reason) ?? new Set()).add(`${testModule.relativeModuleId} > ${test.fullName.replace(SERVER_ONLY_TAG, "")}`));
+        if (reason === undefined)
+          unexplained.push(`${testModule.relativeModuleId} > ${test.fullName}`);
+        else
+          byReason.set(
+            reason,
+            (byReason.get(reason) ?? new Set()).add(
+              `${testModule.relativeModuleId} > ${test.fullName.replace(SERVER_ONLY_TAG, "")}`,
+            ),
+          );
       }
     }
     const lines = [`[tests] ${skipped} skipped${skipped === 0 ? "" : ", by reason:"}`];
     for (const [reason, tests] of byReason) {
-      lines.push(`  ${tests.size} ${tests.size === 1 ? "needs" : "need"} ${reason}:`, ...[...tests].map((test) => `    - ${test}`));
+      lines.push(
+        `  ${tests.size} ${tests.size === 1 ? "needs" : "need"} ${reason}:`,
+        ...[...tests].map((test) => `    - ${test}`),
+      );
     }
     if (unexplained.length > 0) {
-      lines.push(`  ${unexplained.length} skipped with no reason (a .skip or .todo left behind?):`, ...unexplained.map((test) => `    - ${test}`));
+      lines.push(
+        `  ${unexplained.length} skipped with no reason (a .skip or .todo left behind?):`,
+        ...unexplained.map((test) => `    - ${test}`),
+      );
       process.exitCode = 1;
     }
     console.log(`\n${lines.join("\n")}`);

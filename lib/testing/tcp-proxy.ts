@@ -15,7 +15,11 @@ export interface OutageProxy {
   close(): Promise<void>;
 }
 
-const DEFAULT_PORTS: Record<string, number> = { "postgresql:": 5432, "postgres:": 5432, "http:": 80 };
+const DEFAULT_PORTS: Record<string, number> = {
+  "postgresql:": 5432,
+  "postgres:": 5432,
+  "http:": 80,
+};
 
 export async function startOutageProxy(serviceUrl: string): Promise<OutageProxy> {
   const target = new URL(serviceUrl);
@@ -26,7 +30,10 @@ export async function startOutageProxy(serviceUrl: string): Promise<OutageProxy>
 
   function createServer() {
     return net.createServer((client) => {
-      const upstream = net.connect(Number(target.port || DEFAULT_PORTS[target.protocol] || 0), target.hostname);
+      const upstream = net.connect(
+        Number(target.port || DEFAULT_PORTS[target.protocol] || 0),
+        target.hostname,
+      );
       for (const socket of [client, upstream]) {
         sockets.add(socket);
         socket.on("close", () => sockets.delete(socket));

@@ -37,21 +37,31 @@ export function postgresBinaries(): string | undefined {
  *   keeps asynchronous commits unflushed for longer with a long
  *   `wal_writer_delay` and no background writer.
  */
-export async function startThrowawayPostgres(settings: Record<string, string> = {}): Promise<ThrowawayPostgres> {
+export async function startThrowawayPostgres(
+  settings: Record<string, string> = {},
+): Promise<ThrowawayPostgres> {
   const bin = postgresBinaries();
-  if (!bin) throw new Error("PostgreSQL's server binaries (initdb, pg_ctl) are not installed: install Debian's postgresql package.");
+  if (!bin)
+    throw new Error(
+      "PostgreSQL's server binaries (initdb, pg_ctl) are not installed: install Debian's postgresql package.",
+    );
   const asRoot = process.getuid?.() === 0;
   const dir = await mkdtemp(path.join(tmpdir(), "oncepay-pg-"));
   if (asRoot) await chown(dir, ...(await postgresIds()));
   const dataDir = path.join(dir, "data");
   const port = await freePort();
   const as = async (command: string, args: string[]) => {
-    const [file, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", path.join(bin, command), ...args]] : [path.join(bin, command), args];
+    const [file, argv] = asRoot
+      ? ["runuser", ["-u", "postgres", "--", path.join(bin, command), ...args]]
+      : [path.join(bin, command), args];
     await run(file, argv, { cwd: dir });
   };
-  const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`).join("");
+  const extra = Object.entries(settings)
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join("");
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=on -c synchronous_commit=on${extra}`;
-  const pgCtl = (...args: string[]) => as("pg_ctl", ["-D", dataDir, "-l", path.join(dir, "server.log"), ...args]);
+  const pgCtl = (...args: string[]) =>
+    as("pg_ctl", ["-D", dataDir, "-l", path.join(dir, "server.log"), ...args]);
 
   await as("initdb", ["-D", dataDir, "-U", "postgres", "--auth=trust", "--no-sync"]);
   await pgCtl("-o", options, "-w", "start");

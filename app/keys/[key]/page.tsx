@@ -19,11 +19,19 @@ export default async function KeyPage({ params }: PageProps<"/keys/[key]">) {
     <>
       <SiteHeader current="key" skipTo={{ href: "#key", label: "Skip to the key" }} />
       <main id="key" className="mx-auto max-w-3xl px-4 pb-16 pt-6 sm:px-6 lg:px-8">
-        <Link href="/orders" className="text-sm font-semibold text-clay underline underline-offset-2">
+        <Link
+          href="/orders"
+          className="text-sm font-semibold text-clay underline underline-offset-2"
+        >
           ← Your orders
         </Link>
-        <p className="mt-4 text-xs font-semibold uppercase tracking-[0.16em] text-clay">Idempotency-Key</p>
-        <h1 className="mt-1 break-all font-mono text-xl font-semibold text-espresso sm:text-2xl" data-testid="key-name">
+        <p className="mt-4 text-xs font-semibold uppercase tracking-[0.16em] text-clay">
+          Idempotency-Key
+        </p>
+        <h1
+          className="mt-1 break-all font-mono text-xl font-semibold text-espresso sm:text-2xl"
+          data-testid="key-name"
+        >
           {inspection.key}
         </h1>
         <KeyInspector inspection={inspection} />

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { BROKEN_VARIANTS, checkModel, type BrokenVariant, type PanReport } from "@/lib/idempotency/model/run-spin";
+import {
+  BROKEN_VARIANTS,
+  checkModel,
+  type BrokenVariant,
+  type PanReport,
+} from "@/lib/idempotency/model/run-spin";
 
 // The real model's search takes about ten seconds on an idle two-core machine;
 // the margin is for a busy one.
@@ -13,7 +18,10 @@ const BROKEN_MODEL_TIMEOUT_MS = 60_000;
 const FEWEST_STATES_OF_THE_REAL_MODEL = 1_000_000;
 
 function figures(name: string, report: PanReport): string {
-  const trail = report.trailSteps === undefined ? "" : `, counterexample of ${report.trailSteps} steps breaks ${report.violatedAssertion}`;
+  const trail =
+    report.trailSteps === undefined
+      ? ""
+      : `, counterexample of ${report.trailSteps} steps breaks ${report.violatedAssertion}`;
   return `${name}: errors ${report.errors}, ${report.statesStored} states stored, ${report.transitions} transitions, depth ${report.depthReached}, ${report.elapsedSeconds} s${trail}`;
 }
 
@@ -32,7 +40,10 @@ describe("the protocol model (SPIN)", () => {
     REAL_MODEL_TIMEOUT_MS,
   );
 
-  for (const [variant, brokenProperty] of Object.entries(BROKEN_VARIANTS) as [BrokenVariant, string][]) {
+  for (const [variant, brokenProperty] of Object.entries(BROKEN_VARIANTS) as [
+    BrokenVariant,
+    string,
+  ][]) {
     it(
       `finds a counterexample when broken with ${variant} (${brokenProperty} fails)`,
       async () => {
@@ -42,7 +53,9 @@ describe("the protocol model (SPIN)", () => {
         expect(report.violatedAssertion).toBe(brokenProperty);
         // The trail replays to the same failure: the counterexample is real, not an artefact of the search.
         expect(report.trailReplay).toContain("assertion violated");
-        expect(report.trailReplay?.replace(/[\s()]/g, "")).toContain(`failedassertion:assert${brokenProperty}`);
+        expect(report.trailReplay?.replace(/[\s()]/g, "")).toContain(
+          `failedassertion:assert${brokenProperty}`,
+        );
       },
       BROKEN_MODEL_TIMEOUT_MS,
     );

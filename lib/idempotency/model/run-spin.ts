@@ -53,7 +53,13 @@ function run(command: string, args: string[], cwd: string): Promise<Ran> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error && typeof error.code !== "number") {
-        reject(error.code === "ENOENT" ? new Error(command === "spin" ? SPIN_MISSING : `${command} is not installed: ${SPIN_MISSING}`) : error);
+        reject(
+          error.code === "ENOENT"
+            ? new Error(
+                command === "spin" ? SPIN_MISSING : `${command} is not installed: ${SPIN_MISSING}`,
+              )
+            : error,
+        );
         return;
       }
       resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
@@ -63,7 +69,10 @@ function run(command: string, args: string[], cwd: string): Promise<Ran> {
 
 async function mustRun(command: string, args: string[], cwd: string): Promise<string> {
   const ran = await run(command, args, cwd);
-  if (ran.code !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${ran.code}:\n${ran.stdout}${ran.stderr}`);
+  if (ran.code !== 0)
+    throw new Error(
+      `${command} ${args.join(" ")} exited with ${ran.code}:\n${ran.stdout}${ran.stderr}`,
+    );
   return ran.stdout;
 }
 
@@ -85,7 +94,11 @@ export async function checkModel(variant?: BrokenVariant): Promise<PanReport> {
     // searched for its shortest counterexample (-i, which needs -DREACH to
     // be exact), within a few hundred thousand states, so compile time is
     // what counts there.
-    await mustRun("gcc", variant ? ["-O0", "-DREACH", "-o", "pan", "pan.c"] : ["-O2", "-o", "pan", "pan.c"], dir);
+    await mustRun(
+      "gcc",
+      variant ? ["-O0", "-DREACH", "-o", "pan", "pan.c"] : ["-O2", "-o", "pan", "pan.c"],
+      dir,
+    );
     // -n: no list of unreached states (SPIN counts statements it merged as unreached).
     const { stdout: output } = await run("./pan", variant ? ["-n", "-i"] : ["-n"], dir);
     // With -i pan reports each shorter counterexample it finds; the trail is the last one.
@@ -100,9 +113,18 @@ export async function checkModel(variant?: BrokenVariant): Promise<PanReport> {
       output,
     };
     const trail = `${model}.trail`;
-    if (await stat(trail).then(() => true, () => false)) {
+    if (
+      await stat(trail).then(
+        () => true,
+        () => false,
+      )
+    ) {
       report.trailReplay = await mustRun("spin", ["-t", ...defines, path.basename(model)], dir);
-      report.trailSteps = figure(report.trailReplay, /trail ends after (\d+) steps/, "trail length");
+      report.trailSteps = figure(
+        report.trailReplay,
+        /trail ends after (\d+) steps/,
+        "trail length",
+      );
     }
     return report;
   } finally {

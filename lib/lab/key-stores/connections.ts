@@ -1,4 +1,9 @@
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+  waitUntilTableExists,
+} from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createClient } from "@redis/client";
 import { serverEnv } from "@/lib/env";
@@ -26,15 +31,29 @@ export const LAB_POWERTOOLS_TABLE = "oncepay_lab_powertools";
 const REDIS_RECONNECTS = 3;
 
 function newRedisClient(url: string) {
-  return createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => (retries >= REDIS_RECONNECTS ? new Error(`no answer from ${url}`) : 200) } });
+  return createClient({
+    url,
+    socket: {
+      connectTimeout: 2_000,
+      reconnectStrategy: (retries) =>
+        retries >= REDIS_RECONNECTS ? new Error(`no answer from ${url}`) : 200,
+    },
+  });
 }
 export type LabRedis = ReturnType<typeof newRedisClient>;
 
-async function startOrExplain<T>(what: string, howToFix: string, connect: () => Promise<T>): Promise<T> {
+async function startOrExplain<T>(
+  what: string,
+  howToFix: string,
+  connect: () => Promise<T>,
+): Promise<T> {
   try {
     return await connect();
   } catch (error) {
-    throw new LabKeyStoreUnavailable(`The lab's ${what} is not available (${error instanceof Error ? error.message : String(error)}). ${howToFix}`, { cause: error });
+    throw new LabKeyStoreUnavailable(
+      `The lab's ${what} is not available (${error instanceof Error ? error.message : String(error)}). ${howToFix}`,
+      { cause: error },
+    );
   }
 }
 
@@ -44,10 +63,17 @@ export interface LabDynamoDb {
   doc: DynamoDBDocumentClient;
 }
 
-const connections = globalThis as typeof globalThis & { oncepayLabDynamoDb?: Promise<LabDynamoDb>; oncepayLabRedis?: Promise<LabRedis> };
+const connections = globalThis as typeof globalThis & {
+  oncepayLabDynamoDb?: Promise<LabDynamoDb>;
+  oncepayLabRedis?: Promise<LabRedis>;
+};
 
 export function labDynamoDb(): Promise<LabDynamoDb> {
-  connections.oncepayLabDynamoDb ??= startOrExplain("DynamoDB", "Set LAB_DYNAMODB_ENDPOINT to a DynamoDB, or let the lab start dynalite (npm ci installs it).", connectDynamoDb).catch((error: unknown) => {
+  connections.oncepayLabDynamoDb ??= startOrExplain(
+    "DynamoDB",
+    "Set LAB_DYNAMODB_ENDPOINT to a DynamoDB, or let the lab start dynalite (npm ci installs it).",
+    connectDynamoDb,
+  ).catch((error: unknown) => {
     connections.oncepayLabDynamoDb = undefined;
     throw error;
   });
@@ -55,7 +81,11 @@ export function labDynamoDb(): Promise<LabDynamoDb> {
 }
 
 export function labRedis(): Promise<LabRedis> {
-  connections.oncepayLabRedis ??= startOrExplain("Redis", "Set LAB_REDIS_URL to a Redis, or install redis-server (apt-get install redis-server) for the lab to start.", connectRedis).catch((error: unknown) => {
+  connections.oncepayLabRedis ??= startOrExplain(
+    "Redis",
+    "Set LAB_REDIS_URL to a Redis, or install redis-server (apt-get install redis-server) for the lab to start.",
+    connectRedis,
+  ).catch((error: unknown) => {
     connections.oncepayLabRedis = undefined;
     throw error;
   });
@@ -75,17 +105,33 @@ async function connectDynamoDb(): Promise<LabDynamoDb> {
   if (configured) {
     client = new DynamoDBClient({ endpoint: configured });
   } else {
-    const dynalite = await spawnService({ name: "The lab's DynamoDB (dynalite)", script: "scripts/lab-dynamodb.mts", env: {}, follows: launcherPid() });
+    const dynalite = await spawnService({
+      name: "The lab's DynamoDB (dynalite)",
+      script: "scripts/lab-dynamodb.mts",
+      env: {},
+      follows: launcherPid(),
+    });
     void dynalite.exited.then(() => (connections.oncepayLabDynamoDb = undefined));
     // dynalite checks no signature: any credentials and region will do.
-    client = new DynamoDBClient({ endpoint: dynalite.url, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+    client = new DynamoDBClient({
+      endpoint: dynalite.url,
+      region: "local",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
   }
   await ensureTable(client, LAB_KEYS_TABLE, "pk");
   await ensureTable(client, LAB_POWERTOOLS_TABLE, "id");
-  return { client, doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }) };
+  return {
+    client,
+    doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+  };
 }
 
-async function ensureTable(client: DynamoDBClient, name: string, partitionKey: string): Promise<void> {
+async function ensureTable(
+  client: DynamoDBClient,
+  name: string,
+  partitionKey: string,
+): Promise<void> {
   try {
     await client.send(
       new CreateTableCommand({
@@ -104,7 +150,12 @@ async function ensureTable(client: DynamoDBClient, name: string, partitionKey: s
 async function connectRedis(): Promise<LabRedis> {
   let url = serverEnv().LAB_REDIS_URL;
   if (!url) {
-    const redis = await spawnService({ name: "The lab's Redis", script: "scripts/lab-redis.mts", env: {}, follows: launcherPid() });
+    const redis = await spawnService({
+      name: "The lab's Redis",
+      script: "scripts/lab-redis.mts",
+      env: {},
+      follows: launcherPid(),
+    });
     void redis.exited.then(() => (connections.oncepayLabRedis = undefined));
     url = redis.url;
   }

@@ -17,10 +17,19 @@ let doc: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   [dynalite, redis] = await Promise.all([
-    spawnService({ name: "dynalite", script: "scripts/lab-dynamodb.mts", env: {}, follows: process.pid }),
+    spawnService({
+      name: "dynalite",
+      script: "scripts/lab-dynamodb.mts",
+      env: {},
+      follows: process.pid,
+    }),
     spawnService({ name: "redis", script: "scripts/lab-redis.mts", env: {}, follows: process.pid }),
   ]);
-  const client = new DynamoDBClient({ endpoint: dynalite.url, region: "local", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+  const client = new DynamoDBClient({
+    endpoint: dynalite.url,
+    region: "local",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+  });
   await client.send(
     new CreateTableCommand({
       TableName: "engine_check",
@@ -42,14 +51,26 @@ describe("dynalite, through the AWS SDK", () => {
   it("lets exactly one of 50 concurrent conditional puts of one key win (attribute_not_exists)", async () => {
     const results = await Promise.allSettled(
       Array.from({ length: CONCURRENT }, (_, writer) =>
-        doc.send(new PutCommand({ TableName: "engine_check", Item: { pk: "IDEMP#once", status: "IN_PROGRESS", writer }, ConditionExpression: "attribute_not_exists(pk)" })),
+        doc.send(
+          new PutCommand({
+            TableName: "engine_check",
+            Item: { pk: "IDEMP#once", status: "IN_PROGRESS", writer },
+            ConditionExpression: "attribute_not_exists(pk)",
+          }),
+        ),
       ),
     );
-    const won = results.flatMap((result, writer) => (result.status === "fulfilled" ? [writer] : []));
-    const lost = results.flatMap((result) => (result.status === "rejected" ? [(result.reason as Error).name] : []));
+    const won = results.flatMap((result, writer) =>
+      result.status === "fulfilled" ? [writer] : [],
+    );
+    const lost = results.flatMap((result) =>
+      result.status === "rejected" ? [(result.reason as Error).name] : [],
+    );
     expect(won).toHaveLength(1);
     expect(new Set(lost)).toEqual(new Set(["ConditionalCheckFailedException"]));
-    const item = await doc.send(new GetCommand({ TableName: "engine_check", Key: { pk: "IDEMP#once" } }));
+    const item = await doc.send(
+      new GetCommand({ TableName: "engine_check", Key: { pk: "IDEMP#once" } }),
+    );
     expect(item.Item).toMatchObject({ status: "IN_PROGRESS", writer: won[0] });
   });
 
@@ -65,10 +86,18 @@ describe("dynalite, through the AWS SDK", () => {
           ExpressionAttributeValues: { ":now": now },
         }),
       );
-    await doc.send(new PutCommand({ TableName: "engine_check", Item: { pk: "IDEMP#expired", ttl: now - 1 } }));
-    await doc.send(new PutCommand({ TableName: "engine_check", Item: { pk: "IDEMP#live", ttl: now + 60 } }));
-    const expired = await Promise.allSettled(Array.from({ length: CONCURRENT }, (_, writer) => put("IDEMP#expired", writer)));
-    const live = await Promise.allSettled(Array.from({ length: CONCURRENT }, (_, writer) => put("IDEMP#live", writer)));
+    await doc.send(
+      new PutCommand({ TableName: "engine_check", Item: { pk: "IDEMP#expired", ttl: now - 1 } }),
+    );
+    await doc.send(
+      new PutCommand({ TableName: "engine_check", Item: { pk: "IDEMP#live", ttl: now + 60 } }),
+    );
+    const expired = await Promise.allSettled(
+      Array.from({ length: CONCURRENT }, (_, writer) => put("IDEMP#expired", writer)),
+    );
+    const live = await Promise.allSettled(
+      Array.from({ length: CONCURRENT }, (_, writer) => put("IDEMP#live", writer)),
+    );
     expect(expired.filter((result) => result.status === "fulfilled")).toHaveLength(1);
     expect(live.filter((result) => result.status === "fulfilled")).toHaveLength(0);
   });
@@ -76,9 +105,18 @@ describe("dynalite, through the AWS SDK", () => {
 
 describe("redis-server, through node-redis", () => {
   it("lets exactly one of 50 concurrent SET NX of one key win, each on its own connection", async () => {
-    const clients = await Promise.all(Array.from({ length: CONCURRENT }, () => createClient({ url: redis.url }).connect()));
+    const clients = await Promise.all(
+      Array.from({ length: CONCURRENT }, () => createClient({ url: redis.url }).connect()),
+    );
     try {
-      const answers = await Promise.all(clients.map((client, writer) => client.set("IDEMP#once", `IN_PROGRESS:${writer}`, { condition: "NX", expiration: { type: "EX", value: 60 } })));
+      const answers = await Promise.all(
+        clients.map((client, writer) =>
+          client.set("IDEMP#once", `IN_PROGRESS:${writer}`, {
+            condition: "NX",
+            expiration: { type: "EX", value: 60 },
+          }),
+        ),
+      );
       expect(answers.filter((answer) => answer === "OK")).toHaveLength(1);
       expect(answers.filter((answer) => answer === null)).toHaveLength(CONCURRENT - 1);
       expect(await clients[0]!.get("IDEMP#once")).toBe(`IN_PROGRESS:${answers.indexOf("OK")}`);

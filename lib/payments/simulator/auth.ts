@@ -36,11 +36,17 @@ export function keyDigest(apiKey: string): string {
   return createHash("sha256").update(apiKey).digest("hex");
 }
 
-export async function authenticate(pool: pg.Pool, authorization: string | undefined): Promise<AuthResult> {
+export async function authenticate(
+  pool: pg.Pool,
+  authorization: string | undefined,
+): Promise<AuthResult> {
   const presented = keyFrom(authorization);
   if (presented === undefined) return { ok: false, response: missingApiKey() };
   if (!isTestApiKey(presented)) return { ok: false, response: invalidApiKey(presented) };
-  const { rows } = await pool.query<{ account: string }>(`SELECT account FROM payment_simulator.api_keys WHERE key_sha256 = $1`, [keyDigest(presented)]);
+  const { rows } = await pool.query<{ account: string }>(
+    `SELECT account FROM payment_simulator.api_keys WHERE key_sha256 = $1`,
+    [keyDigest(presented)],
+  );
   if (rows.length === 0) return { ok: false, response: invalidApiKey(presented) };
   return { ok: true, account: rows[0]!.account };
 }
@@ -53,10 +59,15 @@ export async function authenticate(pool: pg.Pool, authorization: string | undefi
 export async function configureApiKeys(pool: pg.Pool, apiKeys: readonly string[]): Promise<void> {
   for (const apiKey of apiKeys) {
     if (!isTestApiKey(apiKey)) {
-      throw new Error(`Not a test-mode API key (sk_test_… or rk_test_…, letters, digits and _): ${apiKey.slice(0, 8)}…`);
+      throw new Error(
+        `Not a test-mode API key (sk_test_… or rk_test_…, letters, digits and _): ${apiKey.slice(0, 8)}…`,
+      );
     }
     const digest = keyDigest(apiKey);
-    await pool.query(`INSERT INTO payment_simulator.api_keys (key_sha256, account) VALUES ($1, $1) ON CONFLICT (key_sha256) DO NOTHING`, [digest]);
+    await pool.query(
+      `INSERT INTO payment_simulator.api_keys (key_sha256, account) VALUES ($1, $1) ON CONFLICT (key_sha256) DO NOTHING`,
+      [digest],
+    );
   }
 }
 
@@ -73,7 +84,10 @@ export async function registerAccount(pool: pg.Pool): Promise<RegisteredAccount>
   const secretKey = `sk_test_${randomBase62(KEY_RANDOM_LENGTH)}`;
   const restrictedKey = `rk_test_${randomBase62(KEY_RANDOM_LENGTH)}`;
   const account = keyDigest(secretKey);
-  await pool.query(`INSERT INTO payment_simulator.api_keys (key_sha256, account) VALUES ($1, $3), ($2, $3)`, [account, keyDigest(restrictedKey), account]);
+  await pool.query(
+    `INSERT INTO payment_simulator.api_keys (key_sha256, account) VALUES ($1, $3), ($2, $3)`,
+    [account, keyDigest(restrictedKey), account],
+  );
   return { secretKey, restrictedKey };
 }
 

@@ -15,9 +15,19 @@ export type CardOutcome =
        * `expired_card` and `incorrect_cvc` for card details the issuer
        * refused, `processing_error` for a processor failure.
        */
-      code: Extract<StripeErrorCode, "card_declined" | "expired_card" | "incorrect_cvc" | "processing_error">;
+      code: Extract<
+        StripeErrorCode,
+        "card_declined" | "expired_card" | "incorrect_cvc" | "processing_error"
+      >;
       /** Stripe's reason for the decline; absent for a processing error, as at Stripe. */
-      declineCode?: "generic_decline" | "insufficient_funds" | "lost_card" | "stolen_card" | "fraudulent" | "expired_card" | "incorrect_cvc";
+      declineCode?:
+        | "generic_decline"
+        | "insufficient_funds"
+        | "lost_card"
+        | "stolen_card"
+        | "fraudulent"
+        | "expired_card"
+        | "incorrect_cvc";
       /** The card detail at fault, where Stripe names one. */
       param?: "exp_month" | "cvc";
       message: string;
@@ -34,7 +44,9 @@ export interface TestCard {
 const SUCCEEDS: CardOutcome = { kind: "succeeded" };
 
 // Stripe shows the holder no reason for these, only that the card was declined.
-const declined = (declineCode: "generic_decline" | "lost_card" | "stolen_card" | "fraudulent"): CardOutcome => ({
+const declined = (
+  declineCode: "generic_decline" | "lost_card" | "stolen_card" | "fraudulent",
+): CardOutcome => ({
   kind: "failed",
   code: "card_declined",
   declineCode,
@@ -42,7 +54,12 @@ const declined = (declineCode: "generic_decline" | "lost_card" | "stolen_card" |
 });
 
 const GENERIC_DECLINE = declined("generic_decline");
-const INSUFFICIENT_FUNDS: CardOutcome = { kind: "failed", code: "card_declined", declineCode: "insufficient_funds", message: "Your card has insufficient funds." };
+const INSUFFICIENT_FUNDS: CardOutcome = {
+  kind: "failed",
+  code: "card_declined",
+  declineCode: "insufficient_funds",
+  message: "Your card has insufficient funds.",
+};
 const LOST_CARD = declined("lost_card");
 const STOLEN_CARD = declined("stolen_card");
 
@@ -53,35 +70,101 @@ const TEST_CARDS: Record<string, TestCard> = {
   pm_card_visa: { brand: "visa", funding: "credit", last4: "4242", outcome: SUCCEEDS },
   pm_card_visa_debit: { brand: "visa", funding: "debit", last4: "5556", outcome: SUCCEEDS },
   pm_card_mastercard: { brand: "mastercard", funding: "credit", last4: "4444", outcome: SUCCEEDS },
-  pm_card_mastercard_debit: { brand: "mastercard", funding: "debit", last4: "8210", outcome: SUCCEEDS },
+  pm_card_mastercard_debit: {
+    brand: "mastercard",
+    funding: "debit",
+    last4: "8210",
+    outcome: SUCCEEDS,
+  },
   pm_card_amex: { brand: "amex", funding: "credit", last4: "0005", outcome: SUCCEEDS },
   pm_card_discover: { brand: "discover", funding: "credit", last4: "1117", outcome: SUCCEEDS },
-  pm_card_chargeDeclined: { brand: "visa", funding: "credit", last4: "0002", outcome: GENERIC_DECLINE },
-  pm_card_visa_chargeDeclined: { brand: "visa", funding: "credit", last4: "0002", outcome: GENERIC_DECLINE },
-  pm_card_chargeDeclinedInsufficientFunds: { brand: "visa", funding: "credit", last4: "9995", outcome: INSUFFICIENT_FUNDS },
-  pm_card_visa_chargeDeclinedInsufficientFunds: { brand: "visa", funding: "credit", last4: "9995", outcome: INSUFFICIENT_FUNDS },
-  pm_card_chargeDeclinedLostCard: { brand: "visa", funding: "credit", last4: "9987", outcome: LOST_CARD },
-  pm_card_visa_chargeDeclinedLostCard: { brand: "visa", funding: "credit", last4: "9987", outcome: LOST_CARD },
-  pm_card_chargeDeclinedStolenCard: { brand: "visa", funding: "credit", last4: "9979", outcome: STOLEN_CARD },
-  pm_card_visa_chargeDeclinedStolenCard: { brand: "visa", funding: "credit", last4: "9979", outcome: STOLEN_CARD },
-  pm_card_chargeDeclinedFraudulent: { brand: "visa", funding: "credit", last4: "0019", outcome: declined("fraudulent") },
+  pm_card_chargeDeclined: {
+    brand: "visa",
+    funding: "credit",
+    last4: "0002",
+    outcome: GENERIC_DECLINE,
+  },
+  pm_card_visa_chargeDeclined: {
+    brand: "visa",
+    funding: "credit",
+    last4: "0002",
+    outcome: GENERIC_DECLINE,
+  },
+  pm_card_chargeDeclinedInsufficientFunds: {
+    brand: "visa",
+    funding: "credit",
+    last4: "9995",
+    outcome: INSUFFICIENT_FUNDS,
+  },
+  pm_card_visa_chargeDeclinedInsufficientFunds: {
+    brand: "visa",
+    funding: "credit",
+    last4: "9995",
+    outcome: INSUFFICIENT_FUNDS,
+  },
+  pm_card_chargeDeclinedLostCard: {
+    brand: "visa",
+    funding: "credit",
+    last4: "9987",
+    outcome: LOST_CARD,
+  },
+  pm_card_visa_chargeDeclinedLostCard: {
+    brand: "visa",
+    funding: "credit",
+    last4: "9987",
+    outcome: LOST_CARD,
+  },
+  pm_card_chargeDeclinedStolenCard: {
+    brand: "visa",
+    funding: "credit",
+    last4: "9979",
+    outcome: STOLEN_CARD,
+  },
+  pm_card_visa_chargeDeclinedStolenCard: {
+    brand: "visa",
+    funding: "credit",
+    last4: "9979",
+    outcome: STOLEN_CARD,
+  },
+  pm_card_chargeDeclinedFraudulent: {
+    brand: "visa",
+    funding: "credit",
+    last4: "0019",
+    outcome: declined("fraudulent"),
+  },
   pm_card_chargeDeclinedExpiredCard: {
     brand: "visa",
     funding: "credit",
     last4: "0069",
-    outcome: { kind: "failed", code: "expired_card", declineCode: "expired_card", param: "exp_month", message: "Your card has expired." },
+    outcome: {
+      kind: "failed",
+      code: "expired_card",
+      declineCode: "expired_card",
+      param: "exp_month",
+      message: "Your card has expired.",
+    },
   },
   pm_card_chargeDeclinedIncorrectCvc: {
     brand: "visa",
     funding: "credit",
     last4: "0127",
-    outcome: { kind: "failed", code: "incorrect_cvc", declineCode: "incorrect_cvc", param: "cvc", message: "Your card's security code is incorrect." },
+    outcome: {
+      kind: "failed",
+      code: "incorrect_cvc",
+      declineCode: "incorrect_cvc",
+      param: "cvc",
+      message: "Your card's security code is incorrect.",
+    },
   },
   pm_card_chargeDeclinedProcessingError: {
     brand: "visa",
     funding: "credit",
     last4: "0119",
-    outcome: { kind: "failed", code: "processing_error", message: "An error occurred while processing your card. Try again in a little bit." },
+    outcome: {
+      kind: "failed",
+      code: "processing_error",
+      message: "An error occurred while processing your card. Try again in a little bit.",
+    },
   },
 };
 

@@ -1,7 +1,12 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { ledgerFor, newSecretKey, stripeFor, withTestSimulator } from "@/lib/testing/payment-simulator";
+import {
+  ledgerFor,
+  newSecretKey,
+  stripeFor,
+  withTestSimulator,
+} from "@/lib/testing/payment-simulator";
 
 /**
  * GET /v1/charges through the SDK: every attempt to move money for a
@@ -18,7 +23,10 @@ const charge = (paymentMethod: string) => ({
   automatic_payment_methods: { enabled: true, allow_redirects: "never" as const },
 });
 
-async function declinedIntent(stripe: Stripe, paymentMethod: string): Promise<Stripe.PaymentIntent> {
+async function declinedIntent(
+  stripe: Stripe,
+  paymentMethod: string,
+): Promise<Stripe.PaymentIntent> {
   const error = await stripe.paymentIntents.create(charge(paymentMethod)).then(
     () => expect.unreachable("the charge should have been declined"),
     (caught: unknown) => caught,
@@ -27,16 +35,26 @@ async function declinedIntent(stripe: Stripe, paymentMethod: string): Promise<St
   return (error as Stripe.errors.StripeCardError).payment_intent!;
 }
 
-async function getCharges(secretKey: string, query: string): Promise<{ status: number; json: { error?: Record<string, unknown> } }> {
-  const response = await fetch(`${simulator.url}/v1/charges?${query}`, { headers: { Authorization: `Bearer ${secretKey}` } });
-  return { status: response.status, json: (await response.json()) as { error?: Record<string, unknown> } };
+async function getCharges(
+  secretKey: string,
+  query: string,
+): Promise<{ status: number; json: { error?: Record<string, unknown> } }> {
+  const response = await fetch(`${simulator.url}/v1/charges?${query}`, {
+    headers: { Authorization: `Bearer ${secretKey}` },
+  });
+  return {
+    status: response.status,
+    json: (await response.json()) as { error?: Record<string, unknown> },
+  };
 }
 
 describe("GET /v1/charges?payment_intent=", () => {
   it("lists the one succeeded charge of a succeeded PaymentIntent, as Stripe's list object", async () => {
     const stripe = stripeFor(simulator, await newSecretKey(simulator));
     const key = randomUUID();
-    const intent = await stripe.paymentIntents.create(charge("pm_card_visa"), { idempotencyKey: key });
+    const intent = await stripe.paymentIntents.create(charge("pm_card_visa"), {
+      idempotencyKey: key,
+    });
 
     const list = await stripe.charges.list({ payment_intent: intent.id });
     expect(list).toMatchObject({ object: "list", url: "/v1/charges", has_more: false });
@@ -53,7 +71,9 @@ describe("GET /v1/charges?payment_intent=", () => {
       livemode: false,
     });
     // The same object the ledger shows (chargeObject), less the admin's `account`.
-    const fromLedger = { ...(await ledgerFor(simulator, { idempotencyKey: key })).charges[0] } as Record<string, unknown>;
+    const fromLedger = {
+      ...(await ledgerFor(simulator, { idempotencyKey: key })).charges[0],
+    } as Record<string, unknown>;
     delete fromLedger.account;
     expect(list.data[0]).toEqual(fromLedger);
   });
@@ -83,7 +103,11 @@ describe("GET /v1/charges?payment_intent=", () => {
     const bob = stripeFor(simulator, await newSecretKey(simulator));
     const intent = await alice.paymentIntents.create(charge("pm_card_visa"));
     expect((await alice.charges.list({ payment_intent: intent.id })).data).toHaveLength(1);
-    expect(await bob.charges.list({ payment_intent: intent.id })).toMatchObject({ object: "list", has_more: false, data: [] });
+    expect(await bob.charges.list({ payment_intent: intent.id })).toMatchObject({
+      object: "list",
+      has_more: false,
+      data: [],
+    });
   });
 
   it("has none for a PaymentIntent created without confirm", async () => {
@@ -97,9 +121,12 @@ describe("GET /v1/charges", () => {
   it("lists only the caller's charges, newest first, `limit` at a time (default 10) with has_more", async () => {
     const secretKey = await newSecretKey(simulator);
     const stripe = stripeFor(simulator, secretKey);
-    await stripeFor(simulator, await newSecretKey(simulator)).paymentIntents.create(charge("pm_card_visa"));
+    await stripeFor(simulator, await newSecretKey(simulator)).paymentIntents.create(
+      charge("pm_card_visa"),
+    );
     const intents: Stripe.PaymentIntent[] = [];
-    for (let index = 0; index < 11; index++) intents.push(await stripe.paymentIntents.create(charge("pm_card_visa")));
+    for (let index = 0; index < 11; index++)
+      intents.push(await stripe.paymentIntents.create(charge("pm_card_visa")));
 
     const all = await stripe.charges.list();
     expect(all.data).toHaveLength(10);
@@ -108,10 +135,14 @@ describe("GET /v1/charges", () => {
     expect(two.has_more).toBe(true);
     const everything = await stripe.charges.list({ limit: 100 });
     expect(everything.has_more).toBe(false);
-    expect(new Set(everything.data.map((listed) => listed.id))).toEqual(new Set(intents.map((intent) => intent.latest_charge)));
+    expect(new Set(everything.data.map((listed) => listed.id))).toEqual(
+      new Set(intents.map((intent) => intent.latest_charge)),
+    );
     const created = everything.data.map((listed) => listed.created);
     expect(created).toEqual(created.toSorted((a, b) => b - a));
-    expect(two.data.map((listed) => listed.id)).toEqual(everything.data.slice(0, 2).map((listed) => listed.id));
+    expect(two.data.map((listed) => listed.id)).toEqual(
+      everything.data.slice(0, 2).map((listed) => listed.id),
+    );
   });
 
   it.each([
@@ -121,14 +152,28 @@ describe("GET /v1/charges", () => {
   ])("answers 400 parameter_unknown to %s", async (_case, query, param) => {
     const answer = await getCharges(await newSecretKey(simulator), query);
     expect(answer.status).toBe(400);
-    expect(answer.json.error).toMatchObject({ type: "invalid_request_error", code: "parameter_unknown", param });
+    expect(answer.json.error).toMatchObject({
+      type: "invalid_request_error",
+      code: "parameter_unknown",
+      param,
+    });
   });
 
-  it.each(["0", "101", "many"])("answers 400 parameter_invalid_integer to limit=%s", async (limit) => {
-    const answer = await getCharges(await newSecretKey(simulator), `payment_intent=pi_1&limit=${limit}`);
-    expect(answer.status).toBe(400);
-    expect(answer.json.error).toMatchObject({ type: "invalid_request_error", code: "parameter_invalid_integer", param: "limit" });
-  });
+  it.each(["0", "101", "many"])(
+    "answers 400 parameter_invalid_integer to limit=%s",
+    async (limit) => {
+      const answer = await getCharges(
+        await newSecretKey(simulator),
+        `payment_intent=pi_1&limit=${limit}`,
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.json.error).toMatchObject({
+        type: "invalid_request_error",
+        code: "parameter_invalid_integer",
+        param: "limit",
+      });
+    },
+  );
 
   it("answers 401 without a known API key", async () => {
     const answer = await getCharges(`sk_test_${"x".repeat(30)}`, "payment_intent=pi_1");

@@ -15,7 +15,11 @@ import { parseLimit, readQuery } from "@/lib/payments/simulator/query-params";
  */
 const KNOWN = new Set(["payment_intent", "limit"]);
 
-export async function listCharges(pool: pg.Pool, account: string, search: string): Promise<ApiResponse> {
+export async function listCharges(
+  pool: pg.Pool,
+  account: string,
+  search: string,
+): Promise<ApiResponse> {
   const read = readQuery(search, KNOWN);
   if (!read.ok) return read.response;
   const limit = parseLimit(read.params.limit);

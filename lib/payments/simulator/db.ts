@@ -7,7 +7,11 @@ import pg from "pg";
  * embedded database asks for one connection (see spawnPaymentSimulator).
  */
 export function openSimulatorPool(databaseUrl: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: "oncepay-payment-simulator" });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    application_name: "oncepay-payment-simulator",
+  });
   // An idle connection that the server drops must not crash the process; the
   // next query simply gets a fresh connection.
   pool.on("error", () => undefined);

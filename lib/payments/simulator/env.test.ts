@@ -2,15 +2,23 @@ import { describe, expect, it } from "vitest";
 import { simulatorEnv } from "@/lib/payments/simulator/env";
 
 const DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/oncepay";
-const envOf = (variables: Record<string, string>) => simulatorEnv({ NODE_ENV: "test", DATABASE_URL, ...variables });
+const envOf = (variables: Record<string, string>) =>
+  simulatorEnv({ NODE_ENV: "test", DATABASE_URL, ...variables });
 
 describe("SIMULATOR_API_KEYS", () => {
   it("lists the keys the simulator accepts, comma-separated; unset is none", () => {
-    expect(envOf({ SIMULATOR_API_KEYS: "sk_test_shop, rk_test_reports ," }).SIMULATOR_API_KEYS).toEqual(["sk_test_shop", "rk_test_reports"]);
+    expect(
+      envOf({ SIMULATOR_API_KEYS: "sk_test_shop, rk_test_reports ," }).SIMULATOR_API_KEYS,
+    ).toEqual(["sk_test_shop", "rk_test_reports"]);
     expect(envOf({}).SIMULATOR_API_KEYS).toEqual([]);
   });
 
-  it.each([["sk_live_real"], ["rk_live_real"], ["pk_test_publishable"], ["sk_test_has-a-dash"]])("refuses %s at start-up", (key) => {
-    expect(() => envOf({ SIMULATOR_API_KEYS: `sk_test_fine,${key}` })).toThrow(/SIMULATOR_API_KEYS must list test-mode keys/);
-  });
+  it.each([["sk_live_real"], ["rk_live_real"], ["pk_test_publishable"], ["sk_test_has-a-dash"]])(
+    "refuses %s at start-up",
+    (key) => {
+      expect(() => envOf({ SIMULATOR_API_KEYS: `sk_test_fine,${key}` })).toThrow(
+        /SIMULATOR_API_KEYS must list test-mode keys/,
+      );
+    },
+  );
 });

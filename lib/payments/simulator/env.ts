@@ -8,7 +8,10 @@ import { isTestApiKey } from "@/lib/payments/simulator/auth";
  */
 const simulatorEnvSchema = z.object({
   DATABASE_URL: z
-    .string({ error: "DATABASE_URL is not set. The payment simulator keeps its ledger in PostgreSQL (schema payment_simulator)." })
+    .string({
+      error:
+        "DATABASE_URL is not set. The payment simulator keeps its ledger in PostgreSQL (schema payment_simulator).",
+    })
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
   // 12111 is where stripe-mock listens too, so tools that know one find the other.
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(12111),
@@ -25,7 +28,10 @@ const simulatorEnvSchema = z.object({
         .map((key) => key.trim())
         .filter((key) => key !== ""),
     )
-    .refine((keys) => keys.every(isTestApiKey), "SIMULATOR_API_KEYS must list test-mode keys (sk_test_… or rk_test_…, letters, digits and _), comma-separated"),
+    .refine(
+      (keys) => keys.every(isTestApiKey),
+      "SIMULATOR_API_KEYS must list test-mode keys (sk_test_… or rk_test_…, letters, digits and _), comma-separated",
+    ),
   // OncePay's name, so that one LOG_LEVEL (the launcher passes its whole
   // environment on) quiets both. A bad value means the default: logging must
   // not be what stops the simulator.
@@ -43,7 +49,9 @@ export function simulatorLogLevel(env: NodeJS.ProcessEnv = process.env): Simulat
 export function simulatorEnv(env: NodeJS.ProcessEnv = process.env): SimulatorEnv {
   const parsed = simulatorEnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
+    const problems = parsed.error.issues
+      .map((issue) => `  ${issue.path.join(".")}: ${issue.message}`)
+      .join("\n");
     throw new Error(`Invalid payment simulator configuration:\n${problems}`);
   }
   return parsed.data;

@@ -5,7 +5,8 @@
  * request, 5xx api_error. stripe-node retries 409 and 5xx on its own, with the
  * same Idempotency-Key, and never retries the others.
  */
-export type StripeErrorType = "api_error" | "card_error" | "idempotency_error" | "invalid_request_error";
+export type StripeErrorType =
+  "api_error" | "card_error" | "idempotency_error" | "invalid_request_error";
 
 /**
  * Every error `code` the simulator can send. Each is one of Stripe's own
@@ -70,7 +71,11 @@ export function docUrl(code: StripeErrorCode): string {
   return `https://stripe.com/docs/error-codes/${code.replaceAll("_", "-")}`;
 }
 
-export function invalidRequest(message: string, details: { param?: string; code?: StripeErrorCode } = {}, status = 400): ApiResponse {
+export function invalidRequest(
+  message: string,
+  details: { param?: string; code?: StripeErrorCode } = {},
+  status = 400,
+): ApiResponse {
   return errorResponse(status, {
     type: "invalid_request_error",
     message,
@@ -86,7 +91,10 @@ export function invalidRequest(message: string, details: { param?: string; code?
  * forever).
  */
 export function unknownParameter(param: string): ApiResponse {
-  return invalidRequest(`Received unknown parameter: ${param}`, { param, code: "parameter_unknown" });
+  return invalidRequest(`Received unknown parameter: ${param}`, {
+    param,
+    code: "parameter_unknown",
+  });
 }
 
 export function missingApiKey(): ApiResponse {
@@ -101,8 +109,14 @@ export function missingApiKey(): ApiResponse {
 }
 
 export function invalidApiKey(presented: string): ApiResponse {
-  const shown = presented.length > 12 ? `${presented.slice(0, 8)}${"*".repeat(4)}${presented.slice(-4)}` : "****";
-  const hint = presented.startsWith("sk_live_") || presented.startsWith("rk_live_") ? " The payment simulator accepts only test-mode keys (sk_test_…, rk_test_…)." : "";
+  const shown =
+    presented.length > 12
+      ? `${presented.slice(0, 8)}${"*".repeat(4)}${presented.slice(-4)}`
+      : "****";
+  const hint =
+    presented.startsWith("sk_live_") || presented.startsWith("rk_live_")
+      ? " The payment simulator accepts only test-mode keys (sk_test_…, rk_test_…)."
+      : "";
   return {
     ...invalidRequest(`Invalid API Key provided: ${shown}.${hint}`, {}, 401),
     headers: { "WWW-Authenticate": 'Bearer realm="Stripe"' },
@@ -110,11 +124,19 @@ export function invalidApiKey(presented: string): ApiResponse {
 }
 
 export function resourceMissing(kind: string, id: string, param?: string): ApiResponse {
-  return invalidRequest(`No such ${kind}: '${id}'`, { code: "resource_missing", ...(param && { param }) }, param ? 400 : 404);
+  return invalidRequest(
+    `No such ${kind}: '${id}'`,
+    { code: "resource_missing", ...(param && { param }) },
+    param ? 400 : 404,
+  );
 }
 
 export function unrecognizedUrl(method: string, path: string): ApiResponse {
-  return invalidRequest(`Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id, GET /v1/payment_intents/search and GET /v1/charges.`, {}, 404);
+  return invalidRequest(
+    `Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id, GET /v1/payment_intents/search and GET /v1/charges.`,
+    {},
+    404,
+  );
 }
 
 /** Same key, different request: the key names the first request for good (stored result or not). */
@@ -150,5 +172,7 @@ export const NO_RETRY = { "Stripe-Should-Retry": "false" } as const;
 
 /** The 500 Stripe stores when a request fails while it executes: whether it charged is unknown to the caller. */
 export function storedApiError(): ApiResponse {
-  return apiError("An unknown error occurred while processing this request. Its outcome is indeterminate; retrying with the same Idempotency-Key returns this same error. Look the PaymentIntent up to learn what happened.");
+  return apiError(
+    "An unknown error occurred while processing this request. Its outcome is indeterminate; retrying with the same Idempotency-Key returns this same error. Look the PaymentIntent up to learn what happened.",
+  );
 }

@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { ledgerFor, newSecretKey, postIntent, setFaults, withTestSimulator, stripeFor } from "@/lib/testing/payment-simulator";
+import {
+  ledgerFor,
+  newSecretKey,
+  postIntent,
+  setFaults,
+  withTestSimulator,
+  stripeFor,
+} from "@/lib/testing/payment-simulator";
 
 /**
  * Injected failures (PUT /_simulator/faults), and the SDK's own retries
@@ -18,8 +25,14 @@ describe("the fault settings", () => {
     const set = await setFaults(simulator, { latencyMs: 250, failNext: "http_500" });
     expect(set.status).toBe(200);
     expect(await set.json()).toEqual({ latencyMs: 250, failNext: "http_500" });
-    expect(await (await fetch(`${simulator.url}/_simulator/faults`)).json()).toEqual({ latencyMs: 250, failNext: "http_500" });
-    expect(await (await setFaults(simulator, { latencyMs: 100 })).json()).toEqual({ latencyMs: 100, failNext: null });
+    expect(await (await fetch(`${simulator.url}/_simulator/faults`)).json()).toEqual({
+      latencyMs: 250,
+      failNext: "http_500",
+    });
+    expect(await (await setFaults(simulator, { latencyMs: 100 })).json()).toEqual({
+      latencyMs: 100,
+      failNext: null,
+    });
     expect(await (await setFaults(simulator, {})).json()).toEqual({ latencyMs: 0, failNext: null });
   });
 
@@ -32,7 +45,9 @@ describe("the fault settings", () => {
   ])("refuses %s with 400", async (body) => {
     const response = await fetch(`${simulator.url}/_simulator/faults`, { method: "PUT", body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: expect.objectContaining({ type: "invalid_request_error" }) });
+    expect(await response.json()).toEqual({
+      error: expect.objectContaining({ type: "invalid_request_error" }),
+    });
   });
 });
 
@@ -44,7 +59,9 @@ describe("failNext: http_500", () => {
     const failed = await postIntent(simulator, { secretKey, key, body: VISA });
     expect(failed.status).toBe(500);
     expect(failed.headers.get("request-id")).toMatch(/^req_/);
-    expect(JSON.parse(failed.text)).toEqual({ error: expect.objectContaining({ type: "api_error" }) });
+    expect(JSON.parse(failed.text)).toEqual({
+      error: expect.objectContaining({ type: "api_error" }),
+    });
     expect((await ledgerFor(simulator, { idempotencyKey: key })).charges).toHaveLength(0);
 
     const retry = await postIntent(simulator, { secretKey, key, body: VISA });
@@ -68,7 +85,9 @@ describe("failNext: http_500", () => {
 
   it("surfaces as StripeAPIError when the SDK may not retry", async () => {
     await setFaults(simulator, { failNext: "http_500" });
-    const error = await stripeFor(simulator, await newSecretKey(simulator), { maxNetworkRetries: 0 })
+    const error = await stripeFor(simulator, await newSecretKey(simulator), {
+      maxNetworkRetries: 0,
+    })
       .paymentIntents.create(params, { idempotencyKey: randomUUID() })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Stripe.errors.StripeAPIError);
@@ -103,10 +122,24 @@ describe("failNext: drop_connection", () => {
 
   it("is one-shot: of several concurrent requests exactly one loses its answer", async () => {
     await setFaults(simulator, { failNext: "drop_connection" });
-    const results = await Promise.allSettled(Array.from({ length: 5 }, async () => postIntent(simulator, { secretKey: await newSecretKey(simulator), key: randomUUID(), body: VISA })));
-    const outcomes = results.map((result) => (result.status === "fulfilled" ? `${result.value.status} ${result.value.text.slice(0, 200)}` : "dropped"));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, async () =>
+        postIntent(simulator, {
+          secretKey: await newSecretKey(simulator),
+          key: randomUUID(),
+          body: VISA,
+        }),
+      ),
+    );
+    const outcomes = results.map((result) =>
+      result.status === "fulfilled"
+        ? `${result.value.status} ${result.value.text.slice(0, 200)}`
+        : "dropped",
+    );
     expect(outcomes.filter((outcome) => outcome === "dropped")).toHaveLength(1);
-    expect(outcomes.filter((outcome) => outcome !== "dropped" && !outcome.startsWith("200 "))).toEqual([]);
+    expect(
+      outcomes.filter((outcome) => outcome !== "dropped" && !outcome.startsWith("200 ")),
+    ).toEqual([]);
   });
 });
 
@@ -114,7 +147,15 @@ describe("latencyMs", () => {
   it("holds each charge that long", async () => {
     await setFaults(simulator, { latencyMs: 400 });
     const started = performance.now();
-    expect((await postIntent(simulator, { secretKey: await newSecretKey(simulator), key: randomUUID(), body: VISA })).status).toBe(200);
+    expect(
+      (
+        await postIntent(simulator, {
+          secretKey: await newSecretKey(simulator),
+          key: randomUUID(),
+          body: VISA,
+        })
+      ).status,
+    ).toBe(200);
     expect(performance.now() - started).toBeGreaterThanOrEqual(380);
   });
 });
@@ -127,8 +168,15 @@ describe("failNext: http_500_stored_after_charge / http_500_stored_before_charge
     const failed = await postIntent(simulator, { secretKey, key, body: VISA });
     expect(failed.status).toBe(500);
     expect(failed.headers.get("stripe-should-retry")).toBe("false");
-    expect(JSON.parse(failed.text)).toEqual({ error: expect.objectContaining({ type: "api_error", message: expect.stringContaining("indeterminate") }) });
-    expect((await ledgerFor(simulator, { idempotencyKey: key })).charges).toEqual([expect.objectContaining({ status: "succeeded" })]);
+    expect(JSON.parse(failed.text)).toEqual({
+      error: expect.objectContaining({
+        type: "api_error",
+        message: expect.stringContaining("indeterminate"),
+      }),
+    });
+    expect((await ledgerFor(simulator, { idempotencyKey: key })).charges).toEqual([
+      expect.objectContaining({ status: "succeeded" }),
+    ]);
 
     const replayed = await postIntent(simulator, { secretKey, key, body: VISA });
     expect(replayed.status).toBe(500);
@@ -155,19 +203,44 @@ describe("GET /v1/payment_intents/search", () => {
     const secretKey = await newSecretKey(simulator);
     const tag = `order-${randomUUID()}`;
     const stripe = stripeFor(simulator, secretKey);
-    const created = await stripe.paymentIntents.create({ ...params, metadata: { merchant_ref: tag } });
+    const created = await stripe.paymentIntents.create({
+      ...params,
+      metadata: { merchant_ref: tag },
+    });
     await stripe.paymentIntents.create({ ...params, metadata: { merchant_ref: `${tag}-other` } });
 
-    const found = await stripe.paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}'` });
+    const found = await stripe.paymentIntents.search({
+      query: `metadata['merchant_ref']:'${tag}'`,
+    });
     expect(found.object).toBe("search_result");
     expect(found.data.map((intent) => intent.id)).toEqual([created.id]);
-    expect((await stripe.paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}' AND status:'succeeded'` })).data).toHaveLength(1);
-    expect((await stripe.paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}' AND status:'canceled'` })).data).toHaveLength(0);
-    expect((await stripeFor(simulator, await newSecretKey(simulator)).paymentIntents.search({ query: `metadata['merchant_ref']:'${tag}'` })).data).toHaveLength(0);
+    expect(
+      (
+        await stripe.paymentIntents.search({
+          query: `metadata['merchant_ref']:'${tag}' AND status:'succeeded'`,
+        })
+      ).data,
+    ).toHaveLength(1);
+    expect(
+      (
+        await stripe.paymentIntents.search({
+          query: `metadata['merchant_ref']:'${tag}' AND status:'canceled'`,
+        })
+      ).data,
+    ).toHaveLength(0);
+    expect(
+      (
+        await stripeFor(simulator, await newSecretKey(simulator)).paymentIntents.search({
+          query: `metadata['merchant_ref']:'${tag}'`,
+        })
+      ).data,
+    ).toHaveLength(0);
   });
 
   it("refuses a query it does not understand with 400 invalid_request_error", async () => {
     const stripe = stripeFor(simulator, await newSecretKey(simulator), { maxNetworkRetries: 0 });
-    await expect(stripe.paymentIntents.search({ query: "amount>100" })).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    await expect(stripe.paymentIntents.search({ query: "amount>100" })).rejects.toBeInstanceOf(
+      Stripe.errors.StripeInvalidRequestError,
+    );
   });
 });

@@ -36,7 +36,15 @@ export const faultSettingsSchema = z
   .object({
     // Below the idempotency lease (60 s, idempotency.ts), so a slow attempt is never taken over.
     latencyMs: z.number().int().min(0).max(30_000).default(0),
-    failNext: z.enum(["http_500", "drop_connection", "http_500_stored_after_charge", "http_500_stored_before_charge"]).nullable().default(null),
+    failNext: z
+      .enum([
+        "http_500",
+        "drop_connection",
+        "http_500_stored_after_charge",
+        "http_500_stored_before_charge",
+      ])
+      .nullable()
+      .default(null),
   })
   .strict();
 

@@ -8,7 +8,9 @@ function plain(value: unknown): unknown {
 
 describe("parseForm", () => {
   it("reads flat parameters as strings", () => {
-    expect(plain(parseForm("amount=1900&currency=usd&payment_method=pm_card_visa&confirm=true"))).toEqual({
+    expect(
+      plain(parseForm("amount=1900&currency=usd&payment_method=pm_card_visa&confirm=true")),
+    ).toEqual({
       amount: "1900",
       currency: "usd",
       payment_method: "pm_card_visa",
@@ -18,8 +20,14 @@ describe("parseForm", () => {
 
   it("nests bracketed names, bare or percent-encoded", () => {
     const bare = parseForm("metadata[order]=42&automatic_payment_methods[enabled]=true&a[b][c]=d");
-    const encoded = parseForm("metadata%5Border%5D=42&automatic_payment_methods%5Benabled%5D=true&a%5Bb%5D%5Bc%5D=d");
-    const expected = { metadata: { order: "42" }, automatic_payment_methods: { enabled: "true" }, a: { b: { c: "d" } } };
+    const encoded = parseForm(
+      "metadata%5Border%5D=42&automatic_payment_methods%5Benabled%5D=true&a%5Bb%5D%5Bc%5D=d",
+    );
+    const expected = {
+      metadata: { order: "42" },
+      automatic_payment_methods: { enabled: "true" },
+      a: { b: { c: "d" } },
+    };
     expect(plain(bare)).toEqual(expected);
     expect(plain(encoded)).toEqual(expected);
   });
@@ -32,11 +40,16 @@ describe("parseForm", () => {
   });
 
   it("keeps = inside values and treats a missing = as an empty value", () => {
-    expect(plain(parseForm("return_url=https://x.test/?a=b&flag"))).toEqual({ return_url: "https://x.test/?a=b", flag: "" });
+    expect(plain(parseForm("return_url=https://x.test/?a=b&flag"))).toEqual({
+      return_url: "https://x.test/?a=b",
+      flag: "",
+    });
   });
 
   it("appends [] to a list and reads indexed lists in index order", () => {
-    const form = parseForm("expand[]=a&expand[]=b&payment_method_types[1]=link&payment_method_types[0]=card");
+    const form = parseForm(
+      "expand[]=a&expand[]=b&payment_method_types[1]=link&payment_method_types[0]=card",
+    );
     expect(listOf(form.expand)).toEqual(["a", "b"]);
     expect(listOf(form.payment_method_types)).toEqual(["card", "link"]);
     expect(listOf(parseForm("metadata[k]=v").metadata)).toBeUndefined();
@@ -94,6 +107,8 @@ describe("canonicalForm", () => {
   });
 
   it("cannot be fooled by moving text between a name and a value", () => {
-    expect(canonicalForm(parseForm("a=b%22%3A%22c"))).not.toBe(canonicalForm(parseForm("a%22%3A%22b=c")));
+    expect(canonicalForm(parseForm("a=b%22%3A%22c"))).not.toBe(
+      canonicalForm(parseForm("a%22%3A%22b=c")),
+    );
   });
 });

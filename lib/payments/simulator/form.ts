@@ -57,7 +57,8 @@ export function splitName(name: string): string[] {
   if (!match) throw new FormError(`Invalid parameter name: '${name}'.`, name);
   const segments = [match[1]!];
   for (const [, segment] of match[2]!.matchAll(/\[([^[\]]*)\]/g)) segments.push(segment!);
-  if (segments.length > MAX_DEPTH) throw new FormError(`Parameter '${name}' is nested too deeply.`, name);
+  if (segments.length > MAX_DEPTH)
+    throw new FormError(`Parameter '${name}' is nested too deeply.`, name);
   // `a[][b]` would need Rack's rules for merging list elements; Stripe never sends it.
   if (segments.slice(0, -1).some((segment, index) => index > 0 && segment === "")) {
     throw new FormError(`Invalid parameter name: '${name}' ([] is only allowed at the end).`, name);
@@ -72,20 +73,26 @@ function assign(root: FormObject, segments: string[], value: string, name: strin
     const appending = segments[index + 1] === "";
     if (last) {
       const existing = node[segment];
-      if (typeof existing === "string") throw new FormError(`Received parameter '${name}' more than once.`, name);
-      if (existing !== undefined) throw new FormError(`Parameter '${name}' mixes a plain value with a nested one.`, name);
+      if (typeof existing === "string")
+        throw new FormError(`Received parameter '${name}' more than once.`, name);
+      if (existing !== undefined)
+        throw new FormError(`Parameter '${name}' mixes a plain value with a nested one.`, name);
       node[segment] = value;
       return;
     }
     if (appending) {
       const list = (node[segment] ??= []);
-      if (!Array.isArray(list)) throw new FormError(`Parameter '${name}' mixes a list with another kind of value.`, name);
+      if (!Array.isArray(list))
+        throw new FormError(`Parameter '${name}' mixes a list with another kind of value.`, name);
       list.push(value);
       return;
     }
     const child = (node[segment] ??= newFormObject());
     if (typeof child === "string" || Array.isArray(child)) {
-      throw new FormError(`Parameter '${name}' mixes a nested object with another kind of value.`, name);
+      throw new FormError(
+        `Parameter '${name}' mixes a nested object with another kind of value.`,
+        name,
+      );
     }
     node = child;
   }
@@ -95,7 +102,9 @@ function decode(text: string): string {
   try {
     return decodeURIComponent(text.replaceAll("+", " "));
   } catch {
-    throw new FormError(`Invalid percent-encoding in the request body near '${text.slice(0, 40)}'.`);
+    throw new FormError(
+      `Invalid percent-encoding in the request body near '${text.slice(0, 40)}'.`,
+    );
   }
 }
 
@@ -109,7 +118,10 @@ export function listOf(value: FormValue | undefined): FormValue[] | undefined {
   if (Array.isArray(value)) return value;
   const keys = Object.keys(value);
   if (!keys.every((key) => /^(0|[1-9]\d{0,3})$/.test(key))) return undefined;
-  return keys.map(Number).sort((a, b) => a - b).map((index) => value[String(index)]!);
+  return keys
+    .map(Number)
+    .sort((a, b) => a - b)
+    .map((index) => value[String(index)]!);
 }
 
 /**

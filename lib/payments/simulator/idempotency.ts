@@ -88,9 +88,18 @@ export async function claimKey(
        VALUES ($1, $2, $3, 'in_flight', $4, now() + make_interval(secs => $5), $6, now() + make_interval(secs => $7))
        ON CONFLICT (account, idem_key) DO NOTHING
        RETURNING 1`,
-      [request.account, request.key, request.fingerprint, leaseOwner, LEASE_SECONDS, request.requestId, KEY_TTL_SECONDS],
+      [
+        request.account,
+        request.key,
+        request.fingerprint,
+        leaseOwner,
+        LEASE_SECONDS,
+        request.requestId,
+        KEY_TTL_SECONDS,
+      ],
     );
-    if (inserted.rowCount === 1) return { kind: "claimed", claim: { account: request.account, key: request.key, leaseOwner } };
+    if (inserted.rowCount === 1)
+      return { kind: "claimed", claim: { account: request.account, key: request.key, leaseOwner } };
 
     // A separate statement, not a CTE in the INSERT: a CTE reads the INSERT's
     // snapshot and can miss the row a concurrent winner just committed.
@@ -105,10 +114,10 @@ export async function claimKey(
     if (!existing) continue;
     if (existing.expired) {
       // The condition is repeated so that a key renewed meanwhile survives.
-      await pool.query(`DELETE FROM payment_simulator.idempotency_keys WHERE account = $1 AND idem_key = $2 AND expires_at <= now()`, [
-        request.account,
-        request.key,
-      ]);
+      await pool.query(
+        `DELETE FROM payment_simulator.idempotency_keys WHERE account = $1 AND idem_key = $2 AND expires_at <= now()`,
+        [request.account, request.key],
+      );
       continue;
     }
     if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
@@ -129,7 +138,8 @@ export async function claimKey(
         WHERE account = $1 AND idem_key = $2 AND state = 'in_flight' AND locked_until <= now()`,
       [request.account, request.key, leaseOwner, LEASE_SECONDS, request.requestId],
     );
-    if (takenOver.rowCount === 1) return { kind: "claimed", claim: { account: request.account, key: request.key, leaseOwner } };
+    if (takenOver.rowCount === 1)
+      return { kind: "claimed", claim: { account: request.account, key: request.key, leaseOwner } };
   }
   return { kind: "in-flight" };
 }
@@ -151,7 +161,11 @@ export async function holdLease(tx: pg.PoolClient, claim: Claim): Promise<boolea
 }
 
 /** Marks the key complete with its response, in the same transaction as the charge it describes. */
-export async function completeKey(tx: pg.PoolClient, claim: Claim, response: ApiResponse): Promise<void> {
+export async function completeKey(
+  tx: pg.PoolClient,
+  claim: Claim,
+  response: ApiResponse,
+): Promise<void> {
   const { rowCount } = await tx.query(
     `UPDATE payment_simulator.idempotency_keys
         SET state = 'complete', response_status = $4, response_body = $5, lock_owner = NULL, locked_until = NULL
@@ -160,7 +174,8 @@ export async function completeKey(tx: pg.PoolClient, claim: Claim, response: Api
   );
   // holdLease locked the row, so this cannot miss; if it ever did, the throw
   // rolls the charge back with it.
-  if (rowCount !== 1) throw new Error(`Idempotency key ${claim.key} is no longer held by this request`);
+  if (rowCount !== 1)
+    throw new Error(`Idempotency key ${claim.key} is no longer held by this request`);
 }
 
 /**
@@ -170,9 +185,8 @@ export async function completeKey(tx: pg.PoolClient, claim: Claim, response: Api
  * else's claim.
  */
 export async function releaseKey(pool: pg.Pool, claim: Claim): Promise<void> {
-  await pool.query(`DELETE FROM payment_simulator.idempotency_keys WHERE account = $1 AND idem_key = $2 AND lock_owner = $3 AND state = 'in_flight'`, [
-    claim.account,
-    claim.key,
-    claim.leaseOwner,
-  ]);
+  await pool.query(
+    `DELETE FROM payment_simulator.idempotency_keys WHERE account = $1 AND idem_key = $2 AND lock_owner = $3 AND state = 'in_flight'`,
+    [claim.account, claim.key, claim.leaseOwner],
+  );
 }

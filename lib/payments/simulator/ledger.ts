@@ -1,6 +1,12 @@
 import type pg from "pg";
 import { testCard, type CardOutcome } from "@/lib/payments/simulator/cards";
-import { docUrl, errorResponse, jsonResponse, type ApiResponse, type StripeError } from "@/lib/payments/simulator/errors";
+import {
+  docUrl,
+  errorResponse,
+  jsonResponse,
+  type ApiResponse,
+  type StripeError,
+} from "@/lib/payments/simulator/errors";
 import { clientSecretFor, newId } from "@/lib/payments/simulator/ids";
 import type { CreatePaymentIntentParams } from "@/lib/payments/simulator/params";
 
@@ -95,7 +101,13 @@ export function chargeObject(row: ChargeRow) {
 
 function paymentMethodObject(paymentMethod: string) {
   const card = testCard(paymentMethod);
-  return { id: paymentMethod, object: "payment_method", type: "card", card: card && { brand: card.brand, funding: card.funding, last4: card.last4 }, livemode: false };
+  return {
+    id: paymentMethod,
+    object: "payment_method",
+    type: "card",
+    card: card && { brand: card.brand, funding: card.funding, last4: card.last4 },
+    livemode: false,
+  };
 }
 
 /**
@@ -128,8 +140,21 @@ export async function createPaymentIntent(
   const outcome: CardOutcome = testCard(paymentMethod)!.outcome;
   const chargeId = newId("ch");
   if (outcome.kind === "succeeded") {
-    const intent = await insertPaymentIntent(tx, { ...base, status: "succeeded", paymentMethod, latestCharge: chargeId, lastPaymentError: null });
-    await insertCharge(tx, { id: chargeId, account, paymentIntent: id, params, paymentMethod, outcome });
+    const intent = await insertPaymentIntent(tx, {
+      ...base,
+      status: "succeeded",
+      paymentMethod,
+      latestCharge: chargeId,
+      lastPaymentError: null,
+    });
+    await insertCharge(tx, {
+      id: chargeId,
+      account,
+      paymentIntent: id,
+      params,
+      paymentMethod,
+      outcome,
+    });
     return jsonResponse(200, paymentIntentObject(intent));
   }
 
@@ -152,7 +177,14 @@ export async function createPaymentIntent(
     latestCharge: chargeId,
     lastPaymentError: error,
   });
-  await insertCharge(tx, { id: chargeId, account, paymentIntent: id, params, paymentMethod, outcome });
+  await insertCharge(tx, {
+    id: chargeId,
+    account,
+    paymentIntent: id,
+    params,
+    paymentMethod,
+    outcome,
+  });
   return errorResponse(402, { ...error, payment_intent: paymentIntentObject(intent) });
 }
 
@@ -196,7 +228,14 @@ async function insertPaymentIntent(
 
 async function insertCharge(
   tx: pg.PoolClient,
-  charge: { id: string; account: string; paymentIntent: string; params: CreatePaymentIntentParams; paymentMethod: string; outcome: CardOutcome },
+  charge: {
+    id: string;
+    account: string;
+    paymentIntent: string;
+    params: CreatePaymentIntentParams;
+    paymentMethod: string;
+    outcome: CardOutcome;
+  },
 ): Promise<void> {
   const failed = charge.outcome.kind === "failed" ? charge.outcome : undefined;
   await tx.query(
@@ -220,7 +259,10 @@ async function insertCharge(
 
 /** GET /v1/payment_intents/:id, within the caller's account only. */
 export async function retrievePaymentIntent(pool: pg.Pool, account: string, id: string) {
-  const { rows } = await pool.query<PaymentIntentRow>(`SELECT * FROM payment_simulator.payment_intents WHERE account = $1 AND id = $2`, [account, id]);
+  const { rows } = await pool.query<PaymentIntentRow>(
+    `SELECT * FROM payment_simulator.payment_intents WHERE account = $1 AND id = $2`,
+    [account, id],
+  );
   return rows[0] && paymentIntentObject(rows[0]);
 }
 
@@ -246,9 +288,17 @@ export async function readLedger(pool: pg.Pool, filter: LedgerFilter) {
       WHERE ($1::text IS NULL OR idempotency_key = $1) AND ($2::text IS NULL OR id = $2)
         AND ($4::text IS NULL OR starts_with(idempotency_key, $4))
       ORDER BY created DESC, id LIMIT $3`,
-    [filter.idempotencyKey ?? null, filter.paymentIntent ?? null, LEDGER_LIMIT, filter.idempotencyKeyPrefix ?? null],
+    [
+      filter.idempotencyKey ?? null,
+      filter.paymentIntent ?? null,
+      LEDGER_LIMIT,
+      filter.idempotencyKeyPrefix ?? null,
+    ],
   );
-  const filtered = filter.idempotencyKey !== undefined || filter.paymentIntent !== undefined || filter.idempotencyKeyPrefix !== undefined;
+  const filtered =
+    filter.idempotencyKey !== undefined ||
+    filter.paymentIntent !== undefined ||
+    filter.idempotencyKeyPrefix !== undefined;
   const { rows: charges } = await pool.query<ChargeRow>(
     `SELECT * FROM payment_simulator.charges
       WHERE NOT $1 OR payment_intent = ANY($2::text[])
@@ -257,7 +307,11 @@ export async function readLedger(pool: pg.Pool, filter: LedgerFilter) {
   );
   return {
     object: "simulator.ledger",
-    payment_intents: intents.map((row) => ({ ...paymentIntentObject(row), account: row.account, idempotency_key: row.idempotency_key })),
+    payment_intents: intents.map((row) => ({
+      ...paymentIntentObject(row),
+      account: row.account,
+      idempotency_key: row.idempotency_key,
+    })),
     charges: charges.map((row) => ({ ...chargeObject(row), account: row.account })),
   };
 }

@@ -7,7 +7,13 @@ import { simulatorLogLevel, type SimulatorLogLevel } from "@/lib/payments/simula
  */
 type Level = Exclude<SimulatorLogLevel, "silent">;
 
-const SEVERITY: Record<SimulatorLogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+const SEVERITY: Record<SimulatorLogLevel, number> = {
+  debug: 10,
+  info: 20,
+  warn: 30,
+  error: 40,
+  silent: 100,
+};
 
 export function logEvent(level: Level, event: string, fields: Record<string, unknown> = {}): void {
   // Read on each event, as the app does, so a test may change it at run time.
@@ -19,5 +25,7 @@ export function logEvent(level: Level, event: string, fields: Record<string, unk
 
 /** What an error says, for a log line (a thrown non-Error is shown as a string). */
 export function describeError(error: unknown): Record<string, unknown> {
-  return error instanceof Error ? { error: error.message, errorName: error.name, stack: error.stack } : { error: String(error) };
+  return error instanceof Error
+    ? { error: error.message, errorName: error.name, stack: error.stack }
+    : { error: String(error) };
 }

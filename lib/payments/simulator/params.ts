@@ -1,4 +1,10 @@
-import { invalidRequest, resourceMissing, unknownParameter, type ApiResponse, type StripeErrorCode } from "@/lib/payments/simulator/errors";
+import {
+  invalidRequest,
+  resourceMissing,
+  unknownParameter,
+  type ApiResponse,
+  type StripeErrorCode,
+} from "@/lib/payments/simulator/errors";
 import { listOf, type FormObject, type FormValue } from "@/lib/payments/simulator/form";
 import { testCard } from "@/lib/payments/simulator/cards";
 
@@ -21,9 +27,20 @@ export interface CreatePaymentIntentParams {
   paymentMethodTypes: string[];
 }
 
-export type ParamsResult = { ok: true; params: CreatePaymentIntentParams } | { ok: false; response: ApiResponse };
+export type ParamsResult =
+  { ok: true; params: CreatePaymentIntentParams } | { ok: false; response: ApiResponse };
 
-const KNOWN = new Set(["amount", "currency", "payment_method", "confirm", "description", "metadata", "automatic_payment_methods", "payment_method_types", "return_url"]);
+const KNOWN = new Set([
+  "amount",
+  "currency",
+  "payment_method",
+  "confirm",
+  "description",
+  "metadata",
+  "automatic_payment_methods",
+  "payment_method_types",
+  "return_url",
+]);
 
 // Stripe's limits: the smallest USD charge is $0.50; amounts fit in 8 digits.
 const MIN_AMOUNT = 50;
@@ -54,14 +71,16 @@ function requiredParam(form: FormObject, name: string): string {
       "parameter_invalid_empty",
     );
   }
-  if (value.trim() === "") fail(`Invalid ${name}: it must not be blank.`, name, "parameter_invalid_string_blank");
+  if (value.trim() === "")
+    fail(`Invalid ${name}: it must not be blank.`, name, "parameter_invalid_string_blank");
   return value;
 }
 
 function stringParam(form: FormObject, name: string, param = name): string | undefined {
   const value = form[name];
   if (value === undefined) return undefined;
-  if (typeof value !== "string") fail(`Invalid string: ${param} must be a plain value, not a nested one.`, param);
+  if (typeof value !== "string")
+    fail(`Invalid string: ${param} must be a plain value, not a nested one.`, param);
   return value;
 }
 
@@ -93,17 +112,32 @@ function rejectUnknown(form: FormObject, known: Set<string>, prefix?: string): v
 
 function parseAmount(form: FormObject): number {
   const text = requiredParam(form, "amount");
-  if (!/^\d{1,12}$/.test(text)) fail(`Invalid integer: ${text}`, "amount", "parameter_invalid_integer");
+  if (!/^\d{1,12}$/.test(text))
+    fail(`Invalid integer: ${text}`, "amount", "parameter_invalid_integer");
   const amount = Number(text);
-  if (amount < MIN_AMOUNT) fail(`Amount must be at least ${MIN_AMOUNT} in the currency's smallest unit.`, "amount", "amount_too_small");
-  if (amount > MAX_AMOUNT) fail(`Amount must be no more than ${MAX_AMOUNT} in the currency's smallest unit.`, "amount", "amount_too_large");
+  if (amount < MIN_AMOUNT)
+    fail(
+      `Amount must be at least ${MIN_AMOUNT} in the currency's smallest unit.`,
+      "amount",
+      "amount_too_small",
+    );
+  if (amount > MAX_AMOUNT)
+    fail(
+      `Amount must be no more than ${MAX_AMOUNT} in the currency's smallest unit.`,
+      "amount",
+      "amount_too_large",
+    );
   return amount;
 }
 
 function parseCurrency(form: FormObject): string {
   const text = requiredParam(form, "currency");
   const currency = text.toLowerCase();
-  if (!/^[a-z]{3}$/.test(currency)) fail(`Invalid currency: ${text}. Use a three-letter ISO currency code, such as usd.`, "currency");
+  if (!/^[a-z]{3}$/.test(currency))
+    fail(
+      `Invalid currency: ${text}. Use a three-letter ISO currency code, such as usd.`,
+      "currency",
+    );
   return currency;
 }
 
@@ -117,8 +151,10 @@ function parseMetadata(form: FormObject): Record<string, string> {
     const value = hash[key]!;
     const param = `metadata[${key}]`;
     if (typeof value !== "string") fail(`Invalid metadata: ${param} must be a string.`, param);
-    if (key.length > 40) fail(`Invalid metadata: keys must be at most 40 characters (${param}).`, param);
-    if (value.length > 500) fail(`Invalid metadata: values must be at most 500 characters (${param}).`, param);
+    if (key.length > 40)
+      fail(`Invalid metadata: keys must be at most 40 characters (${param}).`, param);
+    if (value.length > 500)
+      fail(`Invalid metadata: values must be at most 500 characters (${param}).`, param);
     if (value !== "") metadata[key] = value;
   }
   return metadata;
@@ -130,10 +166,22 @@ function parseAutomaticPaymentMethods(form: FormObject): boolean {
   if (!hash) return false;
   rejectUnknown(hash, new Set(["enabled", "allow_redirects"]), "automatic_payment_methods");
   const enabled = booleanParam(hash, "enabled", "automatic_payment_methods[enabled]");
-  if (enabled === undefined) fail("Missing required param: automatic_payment_methods[enabled].", "automatic_payment_methods[enabled]", "parameter_missing");
-  const redirects = stringParam(hash, "allow_redirects", "automatic_payment_methods[allow_redirects]");
+  if (enabled === undefined)
+    fail(
+      "Missing required param: automatic_payment_methods[enabled].",
+      "automatic_payment_methods[enabled]",
+      "parameter_missing",
+    );
+  const redirects = stringParam(
+    hash,
+    "allow_redirects",
+    "automatic_payment_methods[allow_redirects]",
+  );
   if (redirects !== undefined && redirects !== "always" && redirects !== "never") {
-    fail(`Invalid automatic_payment_methods[allow_redirects]: must be one of always or never.`, "automatic_payment_methods[allow_redirects]");
+    fail(
+      `Invalid automatic_payment_methods[allow_redirects]: must be one of always or never.`,
+      "automatic_payment_methods[allow_redirects]",
+    );
   }
   return enabled;
 }
@@ -141,10 +189,15 @@ function parseAutomaticPaymentMethods(form: FormObject): boolean {
 function parsePaymentMethodTypes(form: FormObject): string[] | undefined {
   if (form.payment_method_types === undefined) return undefined;
   const list = listOf(form.payment_method_types);
-  if (!list || list.length === 0) fail("Invalid array: payment_method_types must be a non-empty list.", "payment_method_types");
+  if (!list || list.length === 0)
+    fail("Invalid array: payment_method_types must be a non-empty list.", "payment_method_types");
   return list.map((type) => {
     if (type !== "card") {
-      fail(`The payment method type provided: ${type} is invalid. The payment simulator supports only "card".`, "payment_method_types", "payment_intent_invalid_parameter");
+      fail(
+        `The payment method type provided: ${type} is invalid. The payment simulator supports only "card".`,
+        "payment_method_types",
+        "payment_intent_invalid_parameter",
+      );
     }
     return type;
   });
@@ -152,7 +205,8 @@ function parsePaymentMethodTypes(form: FormObject): string[] | undefined {
 
 function parsePaymentMethod(form: FormObject, confirm: boolean): string | null {
   const paymentMethod = stringParam(form, "payment_method") || null;
-  if (paymentMethod !== null && !testCard(paymentMethod)) throw new ParamError(resourceMissing("PaymentMethod", paymentMethod, "payment_method"));
+  if (paymentMethod !== null && !testCard(paymentMethod))
+    throw new ParamError(resourceMissing("PaymentMethod", paymentMethod, "payment_method"));
   if (confirm && paymentMethod === null) {
     fail(
       "You cannot confirm this PaymentIntent because it's missing a payment method. Pass payment_method, such as pm_card_visa.",
@@ -172,10 +226,15 @@ export function parseCreatePaymentIntent(form: FormObject): ParamsResult {
     const automatic = parseAutomaticPaymentMethods(form);
     const types = parsePaymentMethodTypes(form);
     if (automatic && types) {
-      fail("You may only specify one of these parameters: automatic_payment_methods, payment_method_types.", "payment_method_types", "parameters_exclusive");
+      fail(
+        "You may only specify one of these parameters: automatic_payment_methods, payment_method_types.",
+        "payment_method_types",
+        "parameters_exclusive",
+      );
     }
     const description = stringParam(form, "description") ?? null;
-    if (description !== null && description.length > 1000) fail("Invalid description: at most 1000 characters.", "description");
+    if (description !== null && description.length > 1000)
+      fail("Invalid description: at most 1000 characters.", "description");
     stringParam(form, "return_url");
     return {
       ok: true,

@@ -29,7 +29,9 @@ export interface SpawnSimulatorOptions {
   apiKeys: readonly string[];
 }
 
-export async function spawnPaymentSimulator(options: SpawnSimulatorOptions): Promise<SimulatorProcess> {
+export async function spawnPaymentSimulator(
+  options: SpawnSimulatorOptions,
+): Promise<SimulatorProcess> {
   return spawnService({
     name: "The payment simulator",
     script: "scripts/payment-simulator.mts",

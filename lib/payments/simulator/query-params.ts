@@ -1,4 +1,8 @@
-import { invalidRequest, unknownParameter, type ApiResponse } from "@/lib/payments/simulator/errors";
+import {
+  invalidRequest,
+  unknownParameter,
+  type ApiResponse,
+} from "@/lib/payments/simulator/errors";
 import { FormError, parseForm } from "@/lib/payments/simulator/form";
 
 /**
@@ -7,20 +11,32 @@ import { FormError, parseForm } from "@/lib/payments/simulator/form";
  * with the same encoder), every parameter the endpoint does not know is 400
  * `parameter_unknown`, and each known one is a plain value sent at most once.
  */
-export type QueryResult = { ok: true; params: Partial<Record<string, string>> } | { ok: false; response: ApiResponse };
+export type QueryResult =
+  { ok: true; params: Partial<Record<string, string>> } | { ok: false; response: ApiResponse };
 
 export function readQuery(search: string, known: ReadonlySet<string>): QueryResult {
   let form;
   try {
     form = parseForm(search.startsWith("?") ? search.slice(1) : search);
   } catch (error) {
-    if (error instanceof FormError) return { ok: false, response: invalidRequest(error.message, error.param ? { param: error.param } : {}) };
+    if (error instanceof FormError)
+      return {
+        ok: false,
+        response: invalidRequest(error.message, error.param ? { param: error.param } : {}),
+      };
     throw error;
   }
   const params: Partial<Record<string, string>> = {};
   for (const [name, value] of Object.entries(form)) {
     if (!known.has(name)) return { ok: false, response: unknownParameter(name) };
-    if (typeof value !== "string") return { ok: false, response: invalidRequest(`Invalid string: ${name} must be a plain value, not a nested one.`, { param: name }) };
+    if (typeof value !== "string")
+      return {
+        ok: false,
+        response: invalidRequest(
+          `Invalid string: ${name} must be a plain value, not a nested one.`,
+          { param: name },
+        ),
+      };
     params[name] = value;
   }
   return { ok: true, params };
@@ -37,7 +53,13 @@ export function parseLimit(text: string | undefined): LimitResult {
   if (text === undefined) return { ok: true, limit: DEFAULT_LIMIT };
   const limit = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
   if (!(limit >= 1 && limit <= MAX_LIMIT)) {
-    return { ok: false, response: invalidRequest(`Invalid limit: must be an integer from 1 to ${MAX_LIMIT}.`, { param: "limit", code: "parameter_invalid_integer" }) };
+    return {
+      ok: false,
+      response: invalidRequest(`Invalid limit: must be an integer from 1 to ${MAX_LIMIT}.`, {
+        param: "limit",
+        code: "parameter_invalid_integer",
+      }),
+    };
   }
   return { ok: true, limit };
 }

@@ -30,14 +30,26 @@ describe("the simulator's schema", () => {
     await withFreshDatabase(async (url) => {
       const first = await startPaymentSimulator({ databaseUrl: url, poolMax: 2 });
       const secretKey = await newSecretKey(first);
-      const intent = await stripeFor(first, secretKey).paymentIntents.create({ amount: 1900, currency: "usd", payment_method: "pm_card_visa", confirm: true });
+      const intent = await stripeFor(first, secretKey).paymentIntents.create({
+        amount: 1900,
+        currency: "usd",
+        payment_method: "pm_card_visa",
+        confirm: true,
+      });
       await first.close();
 
       const second = await startPaymentSimulator({ databaseUrl: url, poolMax: 2 });
       try {
-        expect(await simulatorTables(url)).toEqual(["api_keys", "charges", "idempotency_keys", "payment_intents"]);
+        expect(await simulatorTables(url)).toEqual([
+          "api_keys",
+          "charges",
+          "idempotency_keys",
+          "payment_intents",
+        ]);
         // The ledger and the account (its key) survived the restart.
-        expect(await stripeFor(second, secretKey).paymentIntents.retrieve(intent.id)).toMatchObject({ id: intent.id, status: "succeeded" });
+        expect(await stripeFor(second, secretKey).paymentIntents.retrieve(intent.id)).toMatchObject(
+          { id: intent.id, status: "succeeded" },
+        );
       } finally {
         await second.close();
       }
@@ -47,16 +59,27 @@ describe("the simulator's schema", () => {
   // PGlite has one session, so its advisory locks exclude nobody and its
   // statements never interleave: the race this lock closes exists, and is
   // tested, only on a real PostgreSQL.
-  itOnServer("sessions", "lets several simulators start together on an empty database", async () => {
-    await withFreshDatabase(async (url) => {
-      const simulators = await Promise.all(Array.from({ length: 4 }, () => startPaymentSimulator({ databaseUrl: url, poolMax: 1 })));
-      try {
-        expect(await simulatorTables(url)).toEqual(["api_keys", "charges", "idempotency_keys", "payment_intents"]);
-      } finally {
-        await Promise.all(simulators.map((simulator) => simulator.close()));
-      }
-    });
-  });
+  itOnServer(
+    "sessions",
+    "lets several simulators start together on an empty database",
+    async () => {
+      await withFreshDatabase(async (url) => {
+        const simulators = await Promise.all(
+          Array.from({ length: 4 }, () => startPaymentSimulator({ databaseUrl: url, poolMax: 1 })),
+        );
+        try {
+          expect(await simulatorTables(url)).toEqual([
+            "api_keys",
+            "charges",
+            "idempotency_keys",
+            "payment_intents",
+          ]);
+        } finally {
+          await Promise.all(simulators.map((simulator) => simulator.close()));
+        }
+      });
+    },
+  );
 
   // OncePay's shop charges every order under one API key, so the account
   // narrows nothing: finding one charge by its provider key among many must
@@ -73,15 +96,21 @@ describe("the simulator's schema", () => {
              FROM generate_series(1, 20000) AS i`,
         );
         await client.query(`ANALYZE payment_simulator.payment_intents`);
-        for (const after of [[null, null], [2_000_000_000, "pi_zzz"]]) {
-          const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${SEARCH_PAYMENT_INTENTS_SQL}`, [
-            "one_shop",
-            JSON.stringify({ oncepay_provider_key: "oncepay:k123" }),
-            null,
-            null,
-            101,
-            ...after,
-          ]);
+        for (const after of [
+          [null, null],
+          [2_000_000_000, "pi_zzz"],
+        ]) {
+          const { rows } = await client.query<{ "QUERY PLAN": string }>(
+            `EXPLAIN ${SEARCH_PAYMENT_INTENTS_SQL}`,
+            [
+              "one_shop",
+              JSON.stringify({ oncepay_provider_key: "oncepay:k123" }),
+              null,
+              null,
+              101,
+              ...after,
+            ],
+          );
           const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
           expect(plan).toMatch(/Bitmap Index Scan on payment_intents_by_metadata/);
           expect(plan).toMatch(/account = /);

@@ -6,7 +6,11 @@ import { newSecretKey, stripeFor, withTestSimulator } from "@/lib/testing/paymen
 
 describe("parseSearchQuery", () => {
   it("reads metadata, status and currency clauses joined by AND, in either quotes", () => {
-    expect(parseSearchQuery(`metadata['oncepay_provider_key']:'oncepay:a:b' AND status:"succeeded" AND currency:'usd'`)).toEqual({
+    expect(
+      parseSearchQuery(
+        `metadata['oncepay_provider_key']:'oncepay:a:b' AND status:"succeeded" AND currency:'usd'`,
+      ),
+    ).toEqual({
       ok: true,
       clauses: [
         { field: "metadata", key: "oncepay_provider_key", value: "oncepay:a:b" },
@@ -14,10 +18,19 @@ describe("parseSearchQuery", () => {
         { field: "currency", value: "usd" },
       ],
     });
-    expect(parseSearchQuery(`metadata["ref"]:"x"`)).toEqual({ ok: true, clauses: [{ field: "metadata", key: "ref", value: "x" }] });
+    expect(parseSearchQuery(`metadata["ref"]:"x"`)).toEqual({
+      ok: true,
+      clauses: [{ field: "metadata", key: "ref", value: "x" }],
+    });
   });
 
-  it.each(["", "amount>100", "status:'a' OR status:'b'", "metadata['k']:unquoted", "customer:'cus_1'"])("refuses %j, saying what it supports", (query) => {
+  it.each([
+    "",
+    "amount>100",
+    "status:'a' OR status:'b'",
+    "metadata['k']:unquoted",
+    "customer:'cus_1'",
+  ])("refuses %j, saying what it supports", (query) => {
     expect(parseSearchQuery(query)).toMatchObject({ ok: false, message: expect.any(String) });
   });
 });
@@ -29,12 +42,16 @@ describe("page tokens", () => {
     expect(readPageToken(token)).toEqual({ created: 1_764_000_000, id: "pi_abc123" });
   });
 
-  it.each(["", "a b", "e30", Buffer.from('[1,"pi_1",3]').toString("base64url"), Buffer.from('[-1,"pi_1"]').toString("base64url"), Buffer.from("[1,\"pi_1' OR 1\"]").toString("base64url")])(
-    "refuse %j",
-    (token) => {
-      expect(readPageToken(token)).toBeUndefined();
-    },
-  );
+  it.each([
+    "",
+    "a b",
+    "e30",
+    Buffer.from('[1,"pi_1",3]').toString("base64url"),
+    Buffer.from('[-1,"pi_1"]').toString("base64url"),
+    Buffer.from('[1,"pi_1\' OR 1"]').toString("base64url"),
+  ])("refuse %j", (token) => {
+    expect(readPageToken(token)).toBeUndefined();
+  });
 });
 
 // Searches through the SDK, each test in an account of its own.
@@ -42,20 +59,34 @@ describe("GET /v1/payment_intents/search", () => {
   const simulator = withTestSimulator();
 
   /** `count` intents tagged with `tag` (created, not charged), a few at a time like a busy shop. */
-  async function createTagged(stripe: Stripe, tag: string, count: number): Promise<Stripe.PaymentIntent[]> {
+  async function createTagged(
+    stripe: Stripe,
+    tag: string,
+    count: number,
+  ): Promise<Stripe.PaymentIntent[]> {
     const created: Stripe.PaymentIntent[] = [];
     for (let start = 0; start < count; start += 25) {
-      const batch = Array.from({ length: Math.min(25, count - start) }, () => stripe.paymentIntents.create({ amount: 1900, currency: "usd", metadata: { run: tag } }));
+      const batch = Array.from({ length: Math.min(25, count - start) }, () =>
+        stripe.paymentIntents.create({ amount: 1900, currency: "usd", metadata: { run: tag } }),
+      );
       created.push(...(await Promise.all(batch)));
     }
     return created;
   }
 
-  async function searchAll(stripe: Stripe, query: string, limit: number): Promise<Stripe.ApiSearchResult<Stripe.PaymentIntent>[]> {
+  async function searchAll(
+    stripe: Stripe,
+    query: string,
+    limit: number,
+  ): Promise<Stripe.ApiSearchResult<Stripe.PaymentIntent>[]> {
     const pages: Stripe.ApiSearchResult<Stripe.PaymentIntent>[] = [];
     let page: string | undefined;
     do {
-      const result = await stripe.paymentIntents.search({ query, limit, ...(page !== undefined && { page }) });
+      const result = await stripe.paymentIntents.search({
+        query,
+        limit,
+        ...(page !== undefined && { page }),
+      });
       pages.push(result);
       page = result.next_page ?? undefined;
     } while (page !== undefined && pages.length < 10);
@@ -69,15 +100,19 @@ describe("GET /v1/payment_intents/search", () => {
     // Created is in whole seconds: wait for the next one, so "newest first" has something to tell apart.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const newer = await createTagged(stripe, tag, 125);
-    expect(Math.max(...older.map((intent) => intent.created))).toBeLessThan(Math.min(...newer.map((intent) => intent.created)));
+    expect(Math.max(...older.map((intent) => intent.created))).toBeLessThan(
+      Math.min(...newer.map((intent) => intent.created)),
+    );
     await createTagged(stripe, randomUUID(), 5);
 
     const pages = await searchAll(stripe, `metadata['run']:'${tag}'`, 100);
-    expect(pages.map((page) => [page.data.length, page.has_more, page.next_page === null])).toEqual([
-      [100, true, false],
-      [100, true, false],
-      [50, false, true],
-    ]);
+    expect(pages.map((page) => [page.data.length, page.has_more, page.next_page === null])).toEqual(
+      [
+        [100, true, false],
+        [100, true, false],
+        [50, false, true],
+      ],
+    );
     const found = pages.flatMap((page) => page.data);
     const ids = found.map((intent) => intent.id);
     expect(new Set(ids).size).toBe(250);
@@ -96,46 +131,80 @@ describe("GET /v1/payment_intents/search", () => {
     // Newer than page one, so an offset would push two of its rows onto page two again.
     const added = await createTagged(stripe, tag, 4);
     const pages = [first];
-    while (pages.at(-1)!.next_page) pages.push(await stripe.paymentIntents.search({ query, limit: 3, page: pages.at(-1)!.next_page! }));
+    while (pages.at(-1)!.next_page)
+      pages.push(
+        await stripe.paymentIntents.search({ query, limit: 3, page: pages.at(-1)!.next_page! }),
+      );
     const ids = pages.flatMap((page) => page.data.map((intent) => intent.id));
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(original.map((intent) => intent.id)));
     // One added in the second of the position may sort after it (ties by id) and show up; none other can.
     const addedIds = new Set(added.map((intent) => intent.id));
-    expect(ids.filter((id) => !original.some((intent) => intent.id === id)).every((id) => addedIds.has(id))).toBe(true);
+    expect(
+      ids
+        .filter((id) => !original.some((intent) => intent.id === id))
+        .every((id) => addedIds.has(id)),
+    ).toBe(true);
   });
 
   it.each([
     ["not a token", "garbage!"],
     ["base64url of something else", Buffer.from("{}").toString("base64url")],
-    ["a position with a bad id", Buffer.from(JSON.stringify([1_700_000_000, "ch_1"])).toString("base64url")],
+    [
+      "a position with a bad id",
+      Buffer.from(JSON.stringify([1_700_000_000, "ch_1"])).toString("base64url"),
+    ],
     ["empty", ""],
-  ])("answers 400 invalid_request_error, param page, to a page token that is %s", async (_case, page) => {
-    const secretKey = await newSecretKey(simulator);
-    const query = new URLSearchParams({ query: "status:'succeeded'", page });
-    const response = await fetch(`${simulator.url}/v1/payment_intents/search?${query}`, { headers: { Authorization: `Bearer ${secretKey}` } });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: unknown }).error).toMatchObject({ type: "invalid_request_error", param: "page" });
-    const error = await stripeFor(simulator, secretKey)
-      .paymentIntents.search({ query: "status:'succeeded'", page })
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
-    expect(error).toMatchObject({ statusCode: 400, param: "page" });
-  });
+  ])(
+    "answers 400 invalid_request_error, param page, to a page token that is %s",
+    async (_case, page) => {
+      const secretKey = await newSecretKey(simulator);
+      const query = new URLSearchParams({ query: "status:'succeeded'", page });
+      const response = await fetch(`${simulator.url}/v1/payment_intents/search?${query}`, {
+        headers: { Authorization: `Bearer ${secretKey}` },
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+        type: "invalid_request_error",
+        param: "page",
+      });
+      const error = await stripeFor(simulator, secretKey)
+        .paymentIntents.search({ query: "status:'succeeded'", page })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+      expect(error).toMatchObject({ statusCode: 400, param: "page" });
+    },
+  );
 
   it("refuses a parameter it does not know (a list cursor would otherwise return page one forever)", async () => {
-    const response = await fetch(`${simulator.url}/v1/payment_intents/search?query=status:'succeeded'&starting_after=pi_1`, {
-      headers: { Authorization: `Bearer ${await newSecretKey(simulator)}` },
-    });
+    const response = await fetch(
+      `${simulator.url}/v1/payment_intents/search?query=status:'succeeded'&starting_after=pi_1`,
+      {
+        headers: { Authorization: `Bearer ${await newSecretKey(simulator)}` },
+      },
+    );
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: unknown }).error).toMatchObject({ type: "invalid_request_error", code: "parameter_unknown", param: "starting_after" });
+    expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+      type: "invalid_request_error",
+      code: "parameter_unknown",
+      param: "starting_after",
+    });
   });
 
-  it.each(["0", "101", "ten", "1.5"])("answers 400 parameter_invalid_integer to limit=%s", async (limit) => {
-    const response = await fetch(`${simulator.url}/v1/payment_intents/search?query=status:'succeeded'&limit=${limit}`, {
-      headers: { Authorization: `Bearer ${await newSecretKey(simulator)}` },
-    });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: unknown }).error).toMatchObject({ code: "parameter_invalid_integer", param: "limit" });
-  });
+  it.each(["0", "101", "ten", "1.5"])(
+    "answers 400 parameter_invalid_integer to limit=%s",
+    async (limit) => {
+      const response = await fetch(
+        `${simulator.url}/v1/payment_intents/search?query=status:'succeeded'&limit=${limit}`,
+        {
+          headers: { Authorization: `Bearer ${await newSecretKey(simulator)}` },
+        },
+      );
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+        code: "parameter_invalid_integer",
+        param: "limit",
+      });
+    },
+  );
 });

@@ -16,16 +16,22 @@ import { parseLimit, readQuery } from "@/lib/payments/simulator/query-params";
  * Stripe's search_result list, `limit` (1–100) at a time; `next_page` is the
  * token to pass as `page` for the next one while `has_more`.
  */
-export type SearchClause = { field: "metadata"; key: string; value: string } | { field: "status" | "currency"; value: string };
+export type SearchClause =
+  | { field: "metadata"; key: string; value: string }
+  | { field: "status" | "currency"; value: string };
 
-export type ParsedQuery = { ok: true; clauses: SearchClause[] } | { ok: false; message: string; code?: "parameter_missing" };
+export type ParsedQuery =
+  | { ok: true; clauses: SearchClause[] }
+  | { ok: false; message: string; code?: "parameter_missing" };
 
 // field:'value' or field:"value", metadata with its key in brackets.
-const CLAUSE = /^(?:metadata\[(?:'([^']*)'|"([^"]*)")\]|(status|currency)):(?:'([^']*)'|"([^"]*)")$/;
+const CLAUSE =
+  /^(?:metadata\[(?:'([^']*)'|"([^"]*)")\]|(status|currency)):(?:'([^']*)'|"([^"]*)")$/;
 
 export function parseSearchQuery(query: string): ParsedQuery {
   const parts = query.trim().split(/\s+AND\s+/);
-  if (query.trim() === "") return { ok: false, message: "Missing required param: query.", code: "parameter_missing" };
+  if (query.trim() === "")
+    return { ok: false, message: "Missing required param: query.", code: "parameter_missing" };
   const clauses: SearchClause[] = [];
   for (const part of parts) {
     const match = CLAUSE.exec(part.trim());
@@ -37,7 +43,11 @@ export function parseSearchQuery(query: string): ParsedQuery {
     }
     const value = match[4] ?? match[5] ?? "";
     const key = match[1] ?? match[2];
-    clauses.push(key !== undefined ? { field: "metadata", key, value } : { field: match[3] as "status" | "currency", value });
+    clauses.push(
+      key !== undefined
+        ? { field: "metadata", key, value }
+        : { field: match[3] as "status" | "currency", value },
+    );
   }
   return { ok: true, clauses };
 }
@@ -62,17 +72,33 @@ export const SEARCH_PAYMENT_INTENTS_SQL = `SELECT * FROM payment_simulator.payme
     AND ($6::bigint IS NULL OR (created, id) < ($6::bigint, $7::text))
   ORDER BY created DESC, id DESC LIMIT $5`;
 
-export async function searchPaymentIntents(pool: pg.Pool, account: string, search: string): Promise<ApiResponse> {
+export async function searchPaymentIntents(
+  pool: pg.Pool,
+  account: string,
+  search: string,
+): Promise<ApiResponse> {
   const read = readQuery(search, KNOWN);
   if (!read.ok) return read.response;
   const parsed = parseSearchQuery(read.params.query ?? "");
-  if (!parsed.ok) return invalidRequest(parsed.message, { param: "query", ...(parsed.code && { code: parsed.code }) });
+  if (!parsed.ok)
+    return invalidRequest(parsed.message, {
+      param: "query",
+      ...(parsed.code && { code: parsed.code }),
+    });
   const limit = parseLimit(read.params.limit);
   if (!limit.ok) return limit.response;
   const after = read.params.page === undefined ? null : readPageToken(read.params.page);
-  if (after === undefined) return invalidRequest("Invalid page: pass the next_page of a previous search unchanged, or no page for the first one.", { param: "page" });
+  if (after === undefined)
+    return invalidRequest(
+      "Invalid page: pass the next_page of a previous search unchanged, or no page for the first one.",
+      { param: "page" },
+    );
 
-  const metadata = Object.fromEntries(parsed.clauses.flatMap((clause) => (clause.field === "metadata" ? [[clause.key, clause.value]] : [])));
+  const metadata = Object.fromEntries(
+    parsed.clauses.flatMap((clause) =>
+      clause.field === "metadata" ? [[clause.key, clause.value]] : [],
+    ),
+  );
   const status = parsed.clauses.find((clause) => clause.field === "status")?.value ?? null;
   const currency = parsed.clauses.find((clause) => clause.field === "currency")?.value ?? null;
   // One more than asked for, to tell whether there is more.
@@ -117,6 +143,12 @@ export function readPageToken(token: string): { created: number; id: string } | 
   }
   if (!Array.isArray(position) || position.length !== 2) return undefined;
   const [created, id] = position as unknown[];
-  if (!Number.isSafeInteger(created) || (created as number) < 0 || typeof id !== "string" || !/^pi_[0-9A-Za-z]{1,64}$/.test(id)) return undefined;
+  if (
+    !Number.isSafeInteger(created) ||
+    (created as number) < 0 ||
+    typeof id !== "string" ||
+    !/^pi_[0-9A-Za-z]{1,64}$/.test(id)
+  )
+    return undefined;
   return { created: created as number, id };
 }

@@ -20,9 +20,19 @@ import {
 } from "@/lib/payments/simulator/errors";
 import { faultSettingsSchema, Faults, type FailureMode } from "@/lib/payments/simulator/faults";
 import { FormError, parseForm } from "@/lib/payments/simulator/form";
-import { claimKey, holdLease, releaseKey, fingerprintRequest, completeKey } from "@/lib/payments/simulator/idempotency";
+import {
+  claimKey,
+  holdLease,
+  releaseKey,
+  fingerprintRequest,
+  completeKey,
+} from "@/lib/payments/simulator/idempotency";
 import { newId } from "@/lib/payments/simulator/ids";
-import { createPaymentIntent, readLedger, retrievePaymentIntent } from "@/lib/payments/simulator/ledger";
+import {
+  createPaymentIntent,
+  readLedger,
+  retrievePaymentIntent,
+} from "@/lib/payments/simulator/ledger";
 import { describeError, logEvent } from "@/lib/payments/simulator/log";
 import { parseCreatePaymentIntent } from "@/lib/payments/simulator/params";
 import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
@@ -73,7 +83,13 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 class BodyTooLargeError extends Error {}
 
-export async function startPaymentSimulator({ databaseUrl, port = 0, host = "127.0.0.1", poolMax = 10, apiKeys = [] }: PaymentSimulatorOptions): Promise<PaymentSimulator> {
+export async function startPaymentSimulator({
+  databaseUrl,
+  port = 0,
+  host = "127.0.0.1",
+  poolMax = 10,
+  apiKeys = [],
+}: PaymentSimulatorOptions): Promise<PaymentSimulator> {
   const pool = openSimulatorPool(databaseUrl, poolMax);
   try {
     await ensureSimulatorSchema(pool);
@@ -110,7 +126,12 @@ export async function startPaymentSimulator({ databaseUrl, port = 0, host = "127
   };
 }
 
-async function handle(pool: pg.Pool, faults: Faults, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+async function handle(
+  pool: pg.Pool,
+  faults: Faults,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+): Promise<void> {
   const requestId = newId("req");
   const method = request.method ?? "GET";
   const path = pathOf(request);
@@ -131,10 +152,24 @@ async function handle(pool: pg.Pool, faults: Faults, request: http.IncomingMessa
     }
     const failure = faults.takeFailure();
     if (failure === "http_500") {
-      send(response, requestId, apiError("An unknown error occurred (injected by the payment simulator: failNext=http_500). Nothing was charged."));
+      send(
+        response,
+        requestId,
+        apiError(
+          "An unknown error occurred (injected by the payment simulator: failNext=http_500). Nothing was charged.",
+        ),
+      );
       return;
     }
-    const answer = await api(pool, faults, { method, path, request, body, account: auth.account, requestId, failure });
+    const answer = await api(pool, faults, {
+      method,
+      path,
+      request,
+      body,
+      account: auth.account,
+      requestId,
+      failure,
+    });
     if (failure === "drop_connection") {
       // The work is done and committed; only the answer is lost on the way.
       response.destroy();
@@ -143,12 +178,28 @@ async function handle(pool: pg.Pool, faults: Faults, request: http.IncomingMessa
     send(response, requestId, answer, stripeVersionOf(request));
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
-      send(response, requestId, invalidRequest(`Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {}, 413));
+      send(
+        response,
+        requestId,
+        invalidRequest(`Request bodies are limited to ${MAX_BODY_BYTES} bytes.`, {}, 413),
+      );
       return;
     }
-    logEvent("error", "payment_simulator.request_failed", { requestId, method, path, ...describeError(error) });
+    logEvent("error", "payment_simulator.request_failed", {
+      requestId,
+      method,
+      path,
+      ...describeError(error),
+    });
     if (response.headersSent) response.destroy();
-    else send(response, requestId, apiError("An unknown error occurred in the payment simulator. Retry with the same Idempotency-Key."));
+    else
+      send(
+        response,
+        requestId,
+        apiError(
+          "An unknown error occurred in the payment simulator. Retry with the same Idempotency-Key.",
+        ),
+      );
   }
 }
 
@@ -164,10 +215,13 @@ interface ApiRequest {
 }
 
 async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
-  if (call.path === "/v1/payment_intents" && call.method === "POST") return createIntent(pool, faults, call);
+  if (call.path === "/v1/payment_intents" && call.method === "POST")
+    return createIntent(pool, faults, call);
   // Before the retrieve route, which would take "search" for an id.
-  if (call.path === "/v1/payment_intents/search" && call.method === "GET") return searchPaymentIntents(pool, call.account, queryOf(call.request));
-  if (call.path === "/v1/charges" && call.method === "GET") return listCharges(pool, call.account, queryOf(call.request));
+  if (call.path === "/v1/payment_intents/search" && call.method === "GET")
+    return searchPaymentIntents(pool, call.account, queryOf(call.request));
+  if (call.path === "/v1/charges" && call.method === "GET")
+    return listCharges(pool, call.account, queryOf(call.request));
   const retrieve = /^\/v1\/payment_intents\/([^/]+)$/.exec(call.path);
   if (retrieve && call.method === "GET") {
     const id = decodeURIComponent(retrieve[1]!);
@@ -185,14 +239,20 @@ async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<Api
  */
 async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
   const contentType = call.request.headers["content-type"] ?? "";
-  if (call.body !== "" && !contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
-    return invalidRequest("Invalid request: send parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's API expects.");
+  if (
+    call.body !== "" &&
+    !contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")
+  ) {
+    return invalidRequest(
+      "Invalid request: send parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's API expects.",
+    );
   }
   let form;
   try {
     form = parseForm(call.body);
   } catch (error) {
-    if (error instanceof FormError) return invalidRequest(error.message, error.param ? { param: error.param } : {});
+    if (error instanceof FormError)
+      return invalidRequest(error.message, error.param ? { param: error.param } : {});
     throw error;
   }
   const parsed = parseCreatePaymentIntent(form);
@@ -203,7 +263,10 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
   if (keyFields === undefined) {
     await delay(faults.latencyMs);
     return inTransaction(pool, async (tx) => {
-      const charged = call.failure === "http_500_stored_before_charge" ? undefined : await createPaymentIntent(tx, call.account, params, null);
+      const charged =
+        call.failure === "http_500_stored_before_charge"
+          ? undefined
+          : await createPaymentIntent(tx, call.account, params, null);
       // Without a key there is nothing to store the 500 under: it is just a 500.
       return isStored500(call.failure) ? { ...storedApiError(), headers: NO_RETRY } : charged!;
     });
@@ -216,11 +279,24 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
   }
   const echoed = { "Idempotency-Key": key };
 
-  const claimed = await claimKey(pool, { account: call.account, key, fingerprint: fingerprintRequest("POST", call.path, form), requestId: call.requestId });
+  const claimed = await claimKey(pool, {
+    account: call.account,
+    key,
+    fingerprint: fingerprintRequest("POST", call.path, form),
+    requestId: call.requestId,
+  });
   switch (claimed.kind) {
     case "replay": {
       const noRetry = claimed.stored.status >= 500 ? NO_RETRY : {};
-      return { ...claimed.stored, headers: { ...echoed, ...noRetry, "Idempotent-Replayed": "true", "Original-Request": claimed.originalRequest } };
+      return {
+        ...claimed.stored,
+        headers: {
+          ...echoed,
+          ...noRetry,
+          "Idempotent-Replayed": "true",
+          "Original-Request": claimed.originalRequest,
+        },
+      };
     }
     case "fingerprint-mismatch":
       return { ...idempotencyKeyReused(key), headers: echoed };
@@ -233,7 +309,10 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
     await delay(faults.latencyMs);
     const answer = await inTransaction(pool, async (tx) => {
       if (!(await holdLease(tx, claim))) return undefined;
-      const charged = call.failure === "http_500_stored_before_charge" ? undefined : await createPaymentIntent(tx, call.account, params, key);
+      const charged =
+        call.failure === "http_500_stored_before_charge"
+          ? undefined
+          : await createPaymentIntent(tx, call.account, params, key);
       // The injected Stripe failure: whatever happened, the key keeps a 500.
       const result = isStored500(call.failure) ? storedApiError() : charged!;
       await completeKey(tx, claim, result);
@@ -252,7 +331,13 @@ async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Pr
   }
 }
 
-async function admin(pool: pg.Pool, faults: Faults, method: string, request: http.IncomingMessage, body: string): Promise<ApiResponse> {
+async function admin(
+  pool: pg.Pool,
+  faults: Faults,
+  method: string,
+  request: http.IncomingMessage,
+  body: string,
+): Promise<ApiResponse> {
   const url = new URL(request.url ?? "/", "http://simulator");
   const route = `${method} ${url.pathname}`;
   switch (route) {
@@ -271,18 +356,25 @@ async function admin(pool: pg.Pool, faults: Faults, method: string, request: htt
       return jsonResponse(200, faults.current());
     case "POST /_simulator/api_keys": {
       const registered = await registerAccount(pool);
-      return jsonResponse(201, { secret_key: registered.secretKey, restricted_key: registered.restrictedKey });
+      return jsonResponse(201, {
+        secret_key: registered.secretKey,
+        restricted_key: registered.restrictedKey,
+      });
     }
     case "PUT /_simulator/faults": {
       let json: unknown;
       try {
         json = JSON.parse(body || "{}");
       } catch {
-        return invalidRequest("The body must be JSON, such as {\"latencyMs\": 500, \"failNext\": \"http_500\"}.");
+        return invalidRequest(
+          'The body must be JSON, such as {"latencyMs": 500, "failNext": "http_500"}.',
+        );
       }
       const parsed = faultSettingsSchema.safeParse(json);
       if (!parsed.success) {
-        return invalidRequest(`Invalid fault settings: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ")}`);
+        return invalidRequest(
+          `Invalid fault settings: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "body"}: ${issue.message}`).join("; ")}`,
+        );
       }
       return jsonResponse(200, faults.replace(parsed.data));
     }
@@ -317,7 +409,12 @@ function stripeVersionOf(request: http.IncomingMessage): Record<string, string> 
   return typeof version === "string" ? { "Stripe-Version": version } : {};
 }
 
-function send(response: http.ServerResponse, requestId: string, answer: ApiResponse, extraHeaders: Record<string, string> = {}): void {
+function send(
+  response: http.ServerResponse,
+  requestId: string,
+  answer: ApiResponse,
+  extraHeaders: Record<string, string> = {},
+): void {
   response.writeHead(answer.status, {
     "Content-Type": "application/json",
     "Content-Length": Buffer.byteLength(answer.body),

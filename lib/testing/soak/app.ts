@@ -33,7 +33,10 @@ export async function startSoakApp(): Promise<AppServer> {
 }
 
 /** The soak's options for an app started by startSoakApp. */
-export function soakOptionsFor(app: AppServer, run: Pick<SoakOptions, "durationMs" | "windowMs" | "concurrency" | "onWindow" | "trendLimits">): SoakOptions {
+export function soakOptionsFor(
+  app: AppServer,
+  run: Pick<SoakOptions, "durationMs" | "windowMs" | "concurrency" | "onWindow" | "trendLimits">,
+): SoakOptions {
   return {
     ...run,
     baseUrl: app.baseUrl,

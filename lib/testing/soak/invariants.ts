@@ -32,7 +32,11 @@ export interface SettledCounts {
   inFlightKeys: number;
 }
 
-export async function checkInvariants(db: Queryable, accountIds: string[], stuckAfterSeconds: number): Promise<InvariantCounts> {
+export async function checkInvariants(
+  db: Queryable,
+  accountIds: string[],
+  stuckAfterSeconds: number,
+): Promise<InvariantCounts> {
   const { rows } = await db.query<InvariantCounts>(
     `SELECT
        (SELECT count(*)::int FROM (SELECT 1 FROM orders WHERE account_id = ANY($1::uuid[]) GROUP BY account_id, cart_id HAVING count(*) > 1) d) AS "duplicateOrders",
@@ -64,13 +68,21 @@ export async function settledCounts(db: Queryable, accountIds: string[]): Promis
 }
 
 export function breaches(counts: InvariantCounts): string[] {
-  return (Object.entries(counts) as [keyof InvariantCounts, number][]).filter(([, n]) => n > 0).map(([name, n]) => `${name}: ${n}`);
+  return (Object.entries(counts) as [keyof InvariantCounts, number][])
+    .filter(([, n]) => n > 0)
+    .map(([name, n]) => `${name}: ${n}`);
 }
 
 export function settledBreaches(counts: SettledCounts): string[] {
   const found: string[] = [];
   if (counts.inFlightKeys > 0) found.push(`inFlightKeys after settling: ${counts.inFlightKeys}`);
-  if (counts.succeededCharges !== counts.succeededPayments) found.push(`succeeded charges ${counts.succeededCharges} ≠ payments ${counts.succeededPayments}`);
-  if (counts.failedCharges !== counts.declinedPayments) found.push(`failed charges ${counts.failedCharges} ≠ declined payments ${counts.declinedPayments}`);
+  if (counts.succeededCharges !== counts.succeededPayments)
+    found.push(
+      `succeeded charges ${counts.succeededCharges} ≠ payments ${counts.succeededPayments}`,
+    );
+  if (counts.failedCharges !== counts.declinedPayments)
+    found.push(
+      `failed charges ${counts.failedCharges} ≠ declined payments ${counts.declinedPayments}`,
+    );
   return found;
 }

@@ -50,12 +50,17 @@ export interface TrendLimits {
 
 export const SOAK_TREND_LIMITS: TrendLimits = { rss: MAX_RSS_RISE, p99: MAX_P99_RISE };
 
-export function trendBreaches(windows: Window[], limits: TrendLimits = SOAK_TREND_LIMITS): string[] {
+export function trendBreaches(
+  windows: Window[],
+  limits: TrendLimits = SOAK_TREND_LIMITS,
+): string[] {
   const found: string[] = [];
   const rss = rise(windows.map((window) => window.rssMb));
   const p99 = rise(windows.map((window) => window.p99Ms));
-  if (rss > limits.rss) found.push(`RSS rose ${(rss * 100).toFixed(0)}% (limit ${limits.rss * 100}%)`);
-  if (p99 > limits.p99) found.push(`p99 rose ${(p99 * 100).toFixed(0)}% (limit ${limits.p99 * 100}%)`);
+  if (rss > limits.rss)
+    found.push(`RSS rose ${(rss * 100).toFixed(0)}% (limit ${limits.rss * 100}%)`);
+  if (p99 > limits.p99)
+    found.push(`p99 rose ${(p99 * 100).toFixed(0)}% (limit ${limits.p99 * 100}%)`);
   return found;
 }
 
@@ -72,4 +77,5 @@ export function formatWindow(window: Window, label: string): string {
   ].join(" ");
 }
 
-export const WINDOW_HEADER = "window    requests   req/s   p50 ms   p99 ms  RSS MB  in flight  invariants";
+export const WINDOW_HEADER =
+  "window    requests   req/s   p50 ms   p99 ms  RSS MB  in flight  invariants";

@@ -1,7 +1,19 @@
 import pg from "pg";
-import { breaches, checkInvariants, settledBreaches, settledCounts, type SettledCounts } from "@/lib/testing/soak/invariants";
+import {
+  breaches,
+  checkInvariants,
+  settledBreaches,
+  settledCounts,
+  type SettledCounts,
+} from "@/lib/testing/soak/invariants";
 import { nextServerRssMb } from "@/lib/testing/soak/process-memory";
-import { percentile, SOAK_TREND_LIMITS, trendBreaches, type TrendLimits, type Window } from "@/lib/testing/soak/report";
+import {
+  percentile,
+  SOAK_TREND_LIMITS,
+  trendBreaches,
+  type TrendLimits,
+  type Window,
+} from "@/lib/testing/soak/report";
 import { Traffic, type Attempt, type Shopper } from "@/lib/testing/soak/traffic";
 
 /**
@@ -41,21 +53,31 @@ export interface SoakResult {
 // A provider failure every few seconds: often enough to hit checkouts of
 // every kind, rarely enough that most traffic is the ordinary kind.
 const PROVIDER_FAULT_EVERY_MS = 3_000;
-const PROVIDER_FAULTS = ["http_500", "drop_connection", "http_500_stored_after_charge", "http_500_stored_before_charge"] as const;
+const PROVIDER_FAULTS = [
+  "http_500",
+  "drop_connection",
+  "http_500_stored_after_charge",
+  "http_500_stored_before_charge",
+] as const;
 const SETTLE_TIMEOUT_MS = 60_000;
 const SHOPPERS = 20;
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const db = new pg.Pool({ connectionString: options.databaseUrl, max: 2 });
   try {
-    const shoppers = await Promise.all(Array.from({ length: SHOPPERS }, () => createShopper(options.baseUrl)));
+    const shoppers = await Promise.all(
+      Array.from({ length: SHOPPERS }, () => createShopper(options.baseUrl)),
+    );
     const accountIds = shoppers.map((shopper) => shopper.accountId);
     const contractBreaches: string[] = [];
     let attempts: Attempt[] = [];
     const traffic = new Traffic(
       options.baseUrl,
       shoppers,
-      { attempt: (attempt) => attempts.push(attempt), contractBreach: (scenario, detail) => contractBreaches.push(`${scenario}: ${detail}`) },
+      {
+        attempt: (attempt) => attempts.push(attempt),
+        contractBreach: (scenario, detail) => contractBreaches.push(`${scenario}: ${detail}`),
+      },
       options.replayWindowMs,
     );
 
@@ -93,7 +115,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const final = breaches(await checkInvariants(db, accountIds, options.stuckAfterSeconds));
     const failures = [
       ...contractBreaches,
-      ...windows.flatMap((window) => window.breaches.map((breach) => `window ${window.index}: ${breach}`)),
+      ...windows.flatMap((window) =>
+        window.breaches.map((breach) => `window ${window.index}: ${breach}`),
+      ),
       ...final.map((breach) => `at the end: ${breach}`),
       ...settledBreaches(settled),
       ...trendBreaches(windows, options.trendLimits ?? SOAK_TREND_LIMITS),
@@ -119,9 +143,17 @@ async function injectProviderFaults(simulatorUrl: string, deadline: number): Pro
   while (Date.now() + PROVIDER_FAULT_EVERY_MS < deadline) {
     await sleep(PROVIDER_FAULT_EVERY_MS);
     const failNext = PROVIDER_FAULTS[next++ % PROVIDER_FAULTS.length];
-    await fetch(`${simulatorUrl}/_simulator/faults`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ failNext }) });
+    await fetch(`${simulatorUrl}/_simulator/faults`, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ failNext }),
+    });
   }
-  await fetch(`${simulatorUrl}/_simulator/faults`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: "{}" });
+  await fetch(`${simulatorUrl}/_simulator/faults`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: "{}",
+  });
 }
 
 async function createShopper(baseUrl: string): Promise<Shopper> {

@@ -23,16 +23,28 @@ afterAll(async () => {
 });
 
 describe("a minute of mixed traffic, with provider failures, the recovery worker and the reaper running", () => {
-  it("keeps every invariant, settles every key, and neither memory nor p99 trends upward", { timeout: DURATION_MS + 120_000 }, async () => {
-    const lines: string[] = [WINDOW_HEADER];
-    const result = await runSoak(
-      soakOptionsFor(app, { durationMs: DURATION_MS, windowMs: 10_000, concurrency: 6, trendLimits: FIRST_MINUTE_TREND_LIMITS, onWindow: (window) => lines.push(formatWindow(window, `${window.index * 10} s`)) }),
-    );
-    console.info(`[soak]\n${lines.join("\n")}\n[soak] settled: ${JSON.stringify(result.settled)}`);
+  it(
+    "keeps every invariant, settles every key, and neither memory nor p99 trends upward",
+    { timeout: DURATION_MS + 120_000 },
+    async () => {
+      const lines: string[] = [WINDOW_HEADER];
+      const result = await runSoak(
+        soakOptionsFor(app, {
+          durationMs: DURATION_MS,
+          windowMs: 10_000,
+          concurrency: 6,
+          trendLimits: FIRST_MINUTE_TREND_LIMITS,
+          onWindow: (window) => lines.push(formatWindow(window, `${window.index * 10} s`)),
+        }),
+      );
+      console.info(
+        `[soak]\n${lines.join("\n")}\n[soak] settled: ${JSON.stringify(result.settled)}`,
+      );
 
-    expect(result.failures).toEqual([]);
-    expect(result.windows.reduce((sum, window) => sum + window.requests, 0)).toBeGreaterThan(100);
-    expect(result.settled.succeededCharges).toBeGreaterThan(0);
-    expect(result.settled.succeededCharges).toBe(result.settled.succeededPayments);
-  });
+      expect(result.failures).toEqual([]);
+      expect(result.windows.reduce((sum, window) => sum + window.requests, 0)).toBeGreaterThan(100);
+      expect(result.settled.succeededCharges).toBeGreaterThan(0);
+      expect(result.settled.succeededCharges).toBe(result.settled.succeededPayments);
+    },
+  );
 });

@@ -1,5 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { FAULT_HEADER, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
+import {
+  FAULT_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  RETRY_AFTER_HEADER,
+} from "@/lib/http/headers";
 
 /**
  * The soak's shoppers: API clients that behave as DESIGN.md asks a careful
@@ -37,7 +42,10 @@ interface Completed {
 const RETRY_BUDGET_MS = 30_000;
 const CARTS: { sku: string; quantity: number }[][] = [
   [{ sku: "mug-ceramic-350", quantity: 2 }],
-  [{ sku: "beans-house-250", quantity: 1 }, { sku: "filters-paper-100", quantity: 3 }],
+  [
+    { sku: "beans-house-250", quantity: 1 },
+    { sku: "filters-paper-100", quantity: 3 },
+  ],
   [{ sku: "dripper-v60-02", quantity: 1 }],
 ];
 
@@ -78,7 +86,11 @@ export class Traffic {
   }
 
   private body(paymentMethod = "pm_card_visa"): string {
-    return JSON.stringify({ cartId: `soak_${randomUUID()}`, items: CARTS[Math.floor(Math.random() * CARTS.length)], paymentMethod });
+    return JSON.stringify({
+      cartId: `soak_${randomUUID()}`,
+      items: CARTS[Math.floor(Math.random() * CARTS.length)],
+      paymentMethod,
+    });
   }
 
   async newCheckout(): Promise<void> {
@@ -86,7 +98,11 @@ export class Traffic {
     const key = randomUUID();
     const body = this.body();
     const answer = await this.untilFinal(shopper, key, body);
-    if (answer.status !== 201) return this.log.contractBreach("new checkout", `answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+    if (answer.status !== 201)
+      return this.log.contractBreach(
+        "new checkout",
+        `answered ${answer.status}: ${answer.text.slice(0, 200)}`,
+      );
     this.remember({ shopper, key, body, text: answer.text, at: Date.now() });
   }
 
@@ -95,13 +111,20 @@ export class Traffic {
     if (!earlier) return this.newCheckout();
     const answer = await this.untilFinal(earlier.shopper, earlier.key, earlier.body);
     if (answer.text !== earlier.text || !answer.replayed) {
-      this.log.contractBreach("replay", `status ${answer.status}, replayed ${answer.replayed}, same bytes ${answer.text === earlier.text}`);
+      this.log.contractBreach(
+        "replay",
+        `status ${answer.status}, replayed ${answer.replayed}, same bytes ${answer.text === earlier.text}`,
+      );
     }
   }
 
   async decline(): Promise<void> {
     const shopper = this.shopper();
-    const answer = await this.untilFinal(shopper, randomUUID(), this.body("pm_card_chargeDeclined"));
+    const answer = await this.untilFinal(
+      shopper,
+      randomUUID(),
+      this.body("pm_card_chargeDeclined"),
+    );
     if (answer.status !== 402) this.log.contractBreach("decline", `answered ${answer.status}`);
   }
 
@@ -109,7 +132,8 @@ export class Traffic {
     const earlier = this.recent();
     if (!earlier) return this.newCheckout();
     const answer = await this.untilFinal(earlier.shopper, earlier.key, this.body());
-    if (answer.status !== 422) this.log.contractBreach("mismatched payload", `answered ${answer.status}`);
+    if (answer.status !== 422)
+      this.log.contractBreach("mismatched payload", `answered ${answer.status}`);
   }
 
   /** `size` identical requests in flight at once: every one ends with the same 201. */
@@ -117,10 +141,15 @@ export class Traffic {
     const shopper = this.shopper();
     const key = randomUUID();
     const body = this.body();
-    const answers = await Promise.all(Array.from({ length: size }, () => this.untilFinal(shopper, key, body)));
+    const answers = await Promise.all(
+      Array.from({ length: size }, () => this.untilFinal(shopper, key, body)),
+    );
     const texts = new Set(answers.map((answer) => answer.text));
     if (answers.some((answer) => answer.status !== 201) || texts.size !== 1) {
-      this.log.contractBreach(`${size}-way storm`, `statuses ${[...new Set(answers.map((answer) => answer.status))].join(",")}, ${texts.size} distinct bodies`);
+      this.log.contractBreach(
+        `${size}-way storm`,
+        `statuses ${[...new Set(answers.map((answer) => answer.status))].join(",")}, ${texts.size} distinct bodies`,
+      );
       return;
     }
     this.remember({ shopper, key, body, text: answers[0]!.text, at: Date.now() });
@@ -133,10 +162,13 @@ export class Traffic {
   async abandonedAfterCharge(): Promise<void> {
     const shopper = this.shopper();
     const started = performance.now();
-    const response = await this.send(shopper, randomUUID(), this.body(), { [FAULT_HEADER]: "after-charge" });
+    const response = await this.send(shopper, randomUUID(), this.body(), {
+      [FAULT_HEADER]: "after-charge",
+    });
     this.log.attempt({ ms: performance.now() - started, status: response?.status ?? null });
     // 500 from the fault, or 503 when a provider fault struck first; never a success.
-    if (response && response.status < 500) this.log.contractBreach("abandoned after charge", `answered ${response.status}`);
+    if (response && response.status < 500)
+      this.log.contractBreach("abandoned after charge", `answered ${response.status}`);
   }
 
   private remember(completed: Completed): void {
@@ -151,26 +183,49 @@ export class Traffic {
     return fresh[Math.floor(Math.random() * fresh.length)];
   }
 
-  private async untilFinal(shopper: Shopper, key: string, body: string): Promise<{ status: number; text: string; replayed: boolean }> {
+  private async untilFinal(
+    shopper: Shopper,
+    key: string,
+    body: string,
+  ): Promise<{ status: number; text: string; replayed: boolean }> {
     const deadline = Date.now() + RETRY_BUDGET_MS;
     for (;;) {
       const started = performance.now();
       const response = await this.send(shopper, key, body);
       const text = response ? await response.text().catch(() => null) : null;
       this.log.attempt({ ms: performance.now() - started, status: response?.status ?? null });
-      const retryable = response === null || text === null || response.status === 409 || response.status >= 500;
-      if (!retryable) return { status: response.status, text, replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true" };
-      if (Date.now() > deadline) return { status: response?.status ?? 0, text: text ?? "no answer", replayed: false };
+      const retryable =
+        response === null || text === null || response.status === 409 || response.status >= 500;
+      if (!retryable)
+        return {
+          status: response.status,
+          text,
+          replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
+        };
+      if (Date.now() > deadline)
+        return { status: response?.status ?? 0, text: text ?? "no answer", replayed: false };
       const retryAfterSeconds = Number(response?.headers.get(RETRY_AFTER_HEADER) ?? 0);
-      await new Promise((resolve) => setTimeout(resolve, retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : 200));
+      await new Promise((resolve) =>
+        setTimeout(resolve, retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : 200),
+      );
     }
   }
 
-  private async send(shopper: Shopper, key: string, body: string, headers: Record<string, string> = {}): Promise<Response | null> {
+  private async send(
+    shopper: Shopper,
+    key: string,
+    body: string,
+    headers: Record<string, string> = {},
+  ): Promise<Response | null> {
     try {
       return await fetch(`${this.baseUrl}/api/orders`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${shopper.token}`, "Content-Type": "application/json", [IDEMPOTENCY_KEY_HEADER]: key, ...headers },
+        headers: {
+          Authorization: `Bearer ${shopper.token}`,
+          "Content-Type": "application/json",
+          [IDEMPOTENCY_KEY_HEADER]: key,
+          ...headers,
+        },
         body,
       });
     } catch {

@@ -2,4 +2,6 @@ import { apiMethods } from "@/lib/http/api-route";
 import { createRedisKeyStoreOrder } from "@/lib/lab/redis-key-store-checkout";
 
 // The lab's separate key store on Redis (a common design, run for real); see lib/lab/redis-key-store-checkout.ts.
-export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ POST: createRedisKeyStoreOrder });
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({
+  POST: createRedisKeyStoreOrder,
+});

@@ -1,4 +1,7 @@
 import { listStorms, startStorm } from "@/lib/api/lab";
 import { apiMethods } from "@/lib/http/api-route";
 
-export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ GET: listStorms, POST: startStorm });
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({
+  GET: listStorms,
+  POST: startStorm,
+});

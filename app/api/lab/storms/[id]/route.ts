@@ -2,5 +2,6 @@ import { getStorm } from "@/lib/api/lab";
 import { apiMethods } from "@/lib/http/api-route";
 
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({
-  GET: async (request: Request, context: RouteContext<"/api/lab/storms/[id]">) => getStorm(request, (await context.params).id),
+  GET: async (request: Request, context: RouteContext<"/api/lab/storms/[id]">) =>
+    getStorm(request, (await context.params).id),
 });
