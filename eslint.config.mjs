@@ -33,6 +33,16 @@ const labImports = {
   message:
     "lib/lab shows what goes wrong WITHOUT an Idempotency-Key, so it must share no code path with the idempotency layer. Use lib/http (problems, JSON responses) instead.",
 };
+// The composition root (lib/services.ts) builds everything, the idempotency
+// layer included. Only the modules that answer requests (lib/api, lib/pages)
+// and the background work ask it for their parts, and they hand each module
+// below them what it needs, so no other module reaches past its own
+// dependencies through it.
+const servicesImports = {
+  regex: "^(@/lib/services|(\\.\\.?/)+(lib/)?services)$",
+  message:
+    "lib/services is the composition root: only lib/api, lib/pages and lib/background.ts ask it for their parts. Take what this module needs as arguments.",
+};
 const restrictImports = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 
 const eslintConfig = [
@@ -52,13 +62,26 @@ const eslintConfig = [
     rules: restrictImports(testSupportImports),
   },
   { files: ["bench/**"], rules: restrictImports(benchTestSupportImports) },
+  {
+    files: ["lib/**"],
+    ignores: [
+      "**/*.test.ts",
+      "**/*.test.tsx",
+      "lib/testing/**",
+      "lib/api/**",
+      "lib/pages/**",
+      "lib/background.ts",
+      "lib/services.ts",
+    ],
+    rules: restrictImports(testSupportImports, servicesImports),
+  },
   // A file gets only the last matching options of a rule, so lib/lab's
   // production files list both boundaries; its tests keep the lab's alone.
-  { files: ["lib/lab/**"], rules: restrictImports(labImports) },
+  { files: ["lib/lab/**"], rules: restrictImports(labImports, servicesImports) },
   {
     files: ["lib/lab/**"],
     ignores: ["**/*.test.ts"],
-    rules: restrictImports(labImports, testSupportImports),
+    rules: restrictImports(labImports, servicesImports, testSupportImports),
   },
   {
     ignores: [

@@ -10,7 +10,10 @@
  * counted outside the app, by proxies it is pointed at: PostgreSQL queries
  * answered (ReadyForQuery), DynamoDB API calls, Redis commands
  * (INFO's total_commands_processed) and calls to the payment provider.
- * "No key" is the floor: a checkout with no key layer at all.
+ * "No key" is the floor: a checkout with no key layer at all. OncePay's
+ * own checkout runs twice, once on each idempotency store (a second app
+ * with IDEMPOTENCY_STORE=prisma), so the two stores' costs stand side by
+ * side.
  */
 import { randomUUID } from "node:crypto";
 import { createClient } from "@redis/client";
@@ -60,19 +63,38 @@ const redisServer = await spawnService({
 const redis = createClient({ url: redisServer.url });
 await redis.connect();
 
-const app = await startAppServer({
-  env: {
-    DATABASE_URL: postgres.databaseUrl(databaseUrl),
-    PAYMENT_SIMULATOR_URL: provider.url,
-    STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY,
-    LAB_DYNAMODB_ENDPOINT: dynamodb.url,
-    LAB_REDIS_URL: redisServer.url,
-    AWS_REGION: "local",
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
-    LOG_LEVEL: "warn",
-  },
-});
+const appEnv = {
+  DATABASE_URL: postgres.databaseUrl(databaseUrl),
+  PAYMENT_SIMULATOR_URL: provider.url,
+  STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY,
+  LAB_DYNAMODB_ENDPOINT: dynamodb.url,
+  LAB_REDIS_URL: redisServer.url,
+  AWS_REGION: "local",
+  AWS_ACCESS_KEY_ID: "local",
+  AWS_SECRET_ACCESS_KEY: "local",
+  LOG_LEVEL: "warn",
+};
+const app = await startAppServer({ env: { ...appEnv, IDEMPOTENCY_STORE: "sql" } });
+const prismaApp = await startAppServer({ env: { ...appEnv, IDEMPOTENCY_STORE: "prisma" } });
+
+/** A row of the table: a lab strategy on an app; OncePay's checkout once per store. */
+interface Design {
+  label: string;
+  strategy: LabStrategy;
+  baseUrl: string;
+}
+const DESIGNS: Design[] = LAB_STRATEGIES.flatMap((strategy): Design[] =>
+  strategy === "atomic_claim"
+    ? [
+        { label: `${LAB_STRATEGY_INFO[strategy].name}, SQL store`, strategy, baseUrl: app.baseUrl },
+        {
+          label: `${LAB_STRATEGY_INFO[strategy].name}, Prisma store`,
+          strategy,
+          baseUrl: prismaApp.baseUrl,
+        },
+      ]
+    : [{ label: LAB_STRATEGY_INFO[strategy].name, strategy, baseUrl: app.baseUrl }],
+);
 
 /** Commands Redis has processed, less the INFO that asks. */
 async function redisCommands(): Promise<number> {
@@ -92,7 +114,7 @@ try {
   const account = (await (
     await fetch(`${app.baseUrl}/api/accounts`, { method: "POST" })
   ).json()) as { token: string };
-  const checkout = async (strategy: LabStrategy) => {
+  const checkout = async ({ strategy, baseUrl }: Design) => {
     const info = LAB_STRATEGY_INFO[strategy];
     const headers: Record<string, string> = {
       Authorization: `Bearer ${account.token}`,
@@ -100,7 +122,7 @@ try {
     };
     if (info.sendsKey) headers[IDEMPOTENCY_KEY_HEADER] = randomUUID();
     const started = performance.now();
-    const response = await fetch(`${app.baseUrl}${info.endpoint}`, {
+    const response = await fetch(`${baseUrl}${info.endpoint}`, {
       method: "POST",
       headers,
       body: JSON.stringify({
@@ -114,17 +136,17 @@ try {
   };
 
   // Every route compiled, every pool and key store connected, before anything counts.
-  for (const strategy of LAB_STRATEGIES) for (let i = 0; i < WARM_UP; i++) await checkout(strategy);
+  for (const design of DESIGNS) for (let i = 0; i < WARM_UP; i++) await checkout(design);
 
-  const tallies = new Map<LabStrategy, Tally>(
-    LAB_STRATEGIES.map((strategy) => [
-      strategy,
+  const tallies = new Map<Design, Tally>(
+    DESIGNS.map((design) => [
+      design,
       { ms: [], postgres: 0, keyStore: 0, provider: 0, failures: 0 },
     ]),
   );
-  for (const order of [LAB_STRATEGIES, [...LAB_STRATEGIES].reverse()]) {
-    for (const strategy of order) {
-      const tally = tallies.get(strategy)!;
+  for (const order of [DESIGNS, [...DESIGNS].reverse()]) {
+    for (const design of order) {
+      const tally = tallies.get(design)!;
       const before = {
         postgres: postgres.count(),
         dynamodb: dynamodb.count(),
@@ -132,7 +154,7 @@ try {
         provider: provider.count(),
       };
       for (let i = 0; i < PER_STRATEGY / 2; i++) {
-        const result = await checkout(strategy);
+        const result = await checkout(design);
         tally.ms.push(result.ms);
         if (!result.ok) tally.failures += 1;
       }
@@ -144,21 +166,21 @@ try {
   }
 
   console.log(
-    `${PER_STRATEGY} first-time checkouts per strategy, one at a time, PostgreSQL at ${new URL(databaseUrl).host}`,
+    `${PER_STRATEGY} first-time checkouts per design, one at a time, PostgreSQL at ${new URL(databaseUrl).host}`,
   );
   console.log(
-    `${"strategy".padEnd(32)} ${"p50 ms".padStart(7)} ${"mean ms".padStart(8)} ${"PostgreSQL".padStart(10)} ${"key store".padStart(9)} ${"provider".padStart(8)}  (round trips per checkout)`,
+    `${"design".padEnd(38)} ${"p50 ms".padStart(7)} ${"mean ms".padStart(8)} ${"PostgreSQL".padStart(10)} ${"key store".padStart(9)} ${"provider".padStart(8)}  (round trips per checkout)`,
   );
-  for (const [strategy, tally] of tallies) {
+  for (const [design, tally] of tallies) {
     const n = tally.ms.length;
     const sorted = [...tally.ms].sort((a, b) => a - b);
     const per = (total: number) => (total / n).toFixed(1);
     console.log(
-      `${LAB_STRATEGY_INFO[strategy].name.padEnd(32)} ${sorted[Math.floor(n / 2)]!.toFixed(1).padStart(7)} ${(tally.ms.reduce((a, b) => a + b, 0) / n).toFixed(1).padStart(8)} ${per(tally.postgres).padStart(10)} ${per(tally.keyStore).padStart(9)} ${per(tally.provider).padStart(8)}${tally.failures ? `  ${tally.failures} not 201` : ""}`,
+      `${design.label.padEnd(38)} ${sorted[Math.floor(n / 2)]!.toFixed(1).padStart(7)} ${(tally.ms.reduce((a, b) => a + b, 0) / n).toFixed(1).padStart(8)} ${per(tally.postgres).padStart(10)} ${per(tally.keyStore).padStart(9)} ${per(tally.provider).padStart(8)}${tally.failures ? `  ${tally.failures} not 201` : ""}`,
     );
   }
 } finally {
-  await app.stop();
+  await Promise.all([app.stop(), prismaApp.stop()]);
   await redis.quit();
   await Promise.all([
     simulator.stop(),

@@ -21,7 +21,7 @@ export function startBackgroundWork(): void {
     () =>
       recoverAbandonedKeys({
         store: services.idempotencyStore,
-        endpointFor: services.endpointFor,
+        resumerFor: services.resumerFor,
         batchSize: env.RECOVERY_BATCH_SIZE,
         concurrency: env.RECOVERY_CONCURRENCY,
       }),

@@ -1,17 +1,20 @@
 import { db, sqlPool } from "@/lib/db/client";
-import type { GatedRows } from "@/lib/db/sql";
 import { statementsOn } from "@/lib/db/statements";
 import { serverEnv } from "@/lib/env";
-import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
+import { resumerOf, type Resumer } from "@/lib/idempotency/idempotent-endpoint";
+import { PrismaIdempotencyStore } from "@/lib/idempotency/prisma-store";
+import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
+import type { IdempotencyStore } from "@/lib/idempotency/store";
 import { postgresRateLimit } from "@/lib/limits/rate-limit";
-import { checkoutEndpoint } from "@/lib/orders/checkout";
+import { checkoutEndpoint, type CheckoutDeps } from "@/lib/orders/checkout";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 
 /**
  * The composition root: the one place that picks concrete implementations.
  * Built on first use, so importing route modules (as `next build` does) opens
- * no connection.
+ * no connection. Only the modules that answer requests (lib/api, lib/pages)
+ * and the background work ask for it; they hand each module below them what
+ * it needs.
  */
 let services: ReturnType<typeof buildServices> | undefined;
 
@@ -23,14 +26,34 @@ function buildServices() {
     pool,
     env.DATABASE_STATEMENTS ?? (env.DIRECT_DATABASE_URL ? "unnamed" : "prepared"),
   );
-  const idempotencyStore = new PostgresIdempotencyStore(statements, {
+  const keyTimings = {
     leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
     ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
-  });
+  };
+  const idempotencyStore: IdempotencyStore =
+    env.IDEMPOTENCY_STORE === "prisma"
+      ? new PrismaIdempotencyStore(database, keyTimings)
+      : new SqlIdempotencyStore(statements, keyTimings);
   const paymentProvider = new StripePaymentProvider({
     secretKey: env.STRIPE_SECRET_KEY,
     simulatorUrl: env.PAYMENT_SIMULATOR_URL,
   });
+  const checkoutLimit = postgresRateLimit(statements, {
+    name: "checkouts",
+    points: env.CHECKOUT_RATE_LIMIT,
+    windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+  });
+  /**
+   * The checkout endpoint, for a request (with the demos' fault and hold it
+   * asked for) or for the recovery worker.
+   */
+  const checkoutFor = (demos: Pick<CheckoutDeps, "fault" | "holdBeforeChargeMs"> = {}) =>
+    checkoutEndpoint({
+      store: idempotencyStore,
+      provider: paymentProvider,
+      limit: checkoutLimit,
+      ...demos,
+    });
   return {
     db: database,
     /** The same connections as `db`, for the hot path's plain SQL (lib/db/client.ts). */
@@ -39,27 +62,16 @@ function buildServices() {
     statements,
     idempotencyStore,
     paymentProvider,
-    /** Checkouts per account, before the key is claimed: a refused request stores nothing under its key. */
-    checkoutLimit: postgresRateLimit(statements, {
-      name: "checkouts",
-      points: env.CHECKOUT_RATE_LIMIT,
-      windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
-    }),
+    checkoutFor,
     /** New API accounts per client address. */
     accountLimit: postgresRateLimit(statements, {
       name: "accounts",
       points: env.ACCOUNT_RATE_LIMIT,
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
     }),
-    /** Which endpoint owns a stored request, for the recovery worker to resume it. */
-    endpointFor(method: string, path: string) {
-      if (method === "POST" && path === "/api/orders") {
-        return checkoutEndpoint({
-          store: idempotencyStore,
-          provider: paymentProvider,
-        }) as IdempotentEndpoint<unknown, GatedRows>;
-      }
-      return undefined;
+    /** How the recovery worker resumes a stored request, by the endpoint that owns it. */
+    resumerFor(method: string, path: string): Resumer | undefined {
+      return method === "POST" && path === "/api/orders" ? resumerOf(checkoutFor()) : undefined;
     },
   };
 }

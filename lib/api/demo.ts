@@ -19,10 +19,10 @@ export interface DemoSettingsView extends DemoSettings {
 
 /** GET /api/demo/settings: this account's demo faults, and whether the server allows any. */
 export async function getDemoSettings(request: Request): Promise<Response> {
-  const { db } = getServices();
+  const { db, statements } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
-  const settings = await demoSettingsFor(db, auth.caller.accountId);
+  const settings = await demoSettingsFor(statements, auth.caller.accountId);
   return jsonResponse(
     200,
     { faultsEnabled: demoFaultsEnabled(), ...settings } satisfies DemoSettingsView,

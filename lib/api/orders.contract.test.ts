@@ -365,7 +365,7 @@ describe("payment declined", () => {
   });
 });
 
-describe("server failure before any side effect", () => {
+describe("server failure before the payment starts", () => {
   it("answers 500 and releases the key: a retry with the same key runs again and pays", async () => {
     const shopper = await createAccount();
     const key = randomUUID();

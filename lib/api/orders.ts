@@ -1,20 +1,17 @@
 import { authenticate } from "@/lib/auth/accounts";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { gatedTogether } from "@/lib/db/sql";
-import { demoSettingsQuery, NO_DEMO_FAULTS, takeLostResponse } from "@/lib/demo/settings";
+import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
 import { jsonResponse } from "@/lib/http/json";
 import { invalidQuery, parseListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/http/uuid";
 import { problemResponse, problemType } from "@/lib/http/problem";
-import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
 import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { ordersPage } from "@/lib/ledger/orders";
 import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
 import { observeCheckout } from "@/lib/observability/metrics";
-import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { orderView } from "@/lib/orders/order-view";
 import { getServices } from "@/lib/services";
 
@@ -39,60 +36,36 @@ export async function createOrder(request: Request): Promise<Response> {
 /**
  * Identity first (401 before the key is looked at), then the idempotent
  * checkout. A request the key's row answers (a replay, a 409, a 422) costs
- * one statement; one that claims a new key is admitted by the account's
- * rate limit, counted in the claim's own statement (a 429 releases the
- * claim at once, so nothing stays stored under the key and the same key
- * works once the window has room). The demo settings only shape a
- * first-time checkout, so they are read in that statement too.
+ * one statement; one that claims a new key is counted by the account's
+ * rate limit (a 429 releases the claim at once, so nothing stays stored
+ * under the key and the same key works once the window has room).
  */
 async function checkout(request: Request): Promise<{ outcome: Outcome; response: Response }> {
-  const { db, idempotencyStore, paymentProvider, checkoutLimit } = getServices();
+  const { db, statements, checkoutFor } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return answer({ kind: auth.reason, detail: auth.detail });
   const { accountId } = auth.caller;
 
-  let demo = NO_DEMO_FAULTS;
-  const admissionQuestion = gatedTogether({
-    limit: checkoutLimit.count(accountId),
-    demo: demoSettingsQuery(accountId),
-  });
+  // The demo settings shape a checkout that charges: read once, if at all.
+  let demoRead: Promise<DemoSettings> | undefined;
+  const demoSettings = () => (demoRead ??= demoSettingsFor(statements, accountId));
   const fault = requestedFault(request);
-  const endpoint = {
-    ...checkoutEndpoint({
-      store: idempotencyStore,
-      provider: paymentProvider,
-      fault,
-      holdBeforeChargeMs: () => demo.networkDelayMs,
-    }),
-    admission: {
-      question: admissionQuestion,
-      decide(found: unknown) {
-        const { limit, demo: settings } = admissionQuestion.read(found);
-        demo = settings;
-        return limit.allowed ? undefined : rateLimited(limit.retryAfterSeconds);
-      },
-    },
-  };
-  const outcome = await runIdempotent(endpoint, request, accountId);
+  const checkout = checkoutFor({
+    fault,
+    holdBeforeChargeMs: async () => (await demoSettings()).networkDelayMs,
+  });
+  const outcome = await runIdempotent(checkout, request, accountId);
   if (outcome.kind === "completed") injectFault(fault, "after-commit");
   // The lost-response demo: the order is committed, the answer never arrives,
   // and only a retry with the same key (a replay) tells the client the result.
   if (
     outcome.kind === "completed" &&
-    demo.loseResponse &&
+    (await demoSettings()).loseResponse &&
     (await takeLostResponse(db, accountId))
   ) {
     return { outcome, response: lostResponse() };
   }
   return answer(outcome);
-}
-
-function rateLimited(retryAfterSeconds: number): Outcome {
-  return {
-    kind: "rate-limited",
-    retryAfterSeconds,
-    detail: `This account sent more checkouts than its rate limit allows. Nothing was stored under the ${IDEMPOTENCY_KEY_HEADER}: retry with the same one after ${retryAfterSeconds} s.`,
-  };
 }
 
 function answer(outcome: Outcome): { outcome: Outcome; response: Response } {

@@ -4,16 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
+import { describeOnServer } from "@/lib/testing/postgres-server-only";
 import { total } from "@/lib/testing/prometheus-text";
+import { sendOverlapping } from "@/lib/testing/raw-http";
 import { rowsAt } from "@/lib/testing/rows";
 
 /**
  * The rate limits, on an app of their own with small ones: three checkouts
  * per account and two new accounts per address in a three-second window,
  * behind one trusted proxy (as in the cluster). A refused request is a 429
- * problem+json with Retry-After, and it refuses before the key is claimed:
- * nothing is stored under the key, so the same key pays once the window
- * has room.
+ * problem+json with Retry-After; only a request that claims a new key is
+ * counted, and a refusal releases the claim at once: nothing is stored
+ * under the key, so the same key pays once the window has room.
  */
 const CHECKOUTS = 3;
 const ACCOUNTS = 2;
@@ -141,5 +143,77 @@ describe("rate limits", () => {
       { outcome: "rate_limited" },
     );
     expect(after - before).toBe(1);
+  });
+});
+
+describeOnServer("concurrency", "the checkout limit under storms of one key", () => {
+  // An app of its own, so that nothing else counts against its window, and
+  // a window long enough that the storms all fall inside it.
+  const STORM = 40;
+  let stormApp: AppServer;
+
+  beforeAll(async () => {
+    stormApp = await startAppServer({
+      env: { CHECKOUT_RATE_LIMIT: String(CHECKOUTS), RATE_LIMIT_WINDOW_SECONDS: "120" },
+    });
+  });
+
+  afterAll(async () => {
+    await stormApp?.stop();
+  });
+
+  it("counts exactly the requests that claim: three storms of 40 identical requests under three keys count 3, and none is refused", async () => {
+    const account = (await (
+      await fetch(`${stormApp.baseUrl}/api/accounts`, { method: "POST" })
+    ).json()) as {
+      id: string;
+      token: string;
+    };
+    const rows = rowsAt(stormApp.databaseUrl);
+    const statusesByStorm: Record<string, number>[] = [];
+
+    for (let storm = 0; storm < CHECKOUTS; storm++) {
+      const request = {
+        method: "POST",
+        path: "/api/orders",
+        headers: {
+          Authorization: `Bearer ${account.token}`,
+          "Content-Type": "application/json",
+          "Idempotency-Key": randomUUID(),
+        },
+        body: JSON.stringify(cartBody()),
+      };
+      const { responses, lastSentAt } = await sendOverlapping(
+        stormApp.baseUrl,
+        Array.from({ length: STORM }, () => request),
+      );
+      // All 40 were sent before the first answer arrived: they really overlapped.
+      expect(Math.min(...responses.map((response) => response.receivedAt))).toBeGreaterThanOrEqual(
+        lastSentAt,
+      );
+      const statuses: Record<string, number> = {};
+      for (const { status } of responses) statuses[status] = (statuses[status] ?? 0) + 1;
+      statusesByStorm.push(statuses);
+    }
+
+    // Logged before the checks, so a failing run still says what it found.
+    console.info(`[rate-limit storms] ${JSON.stringify(statusesByStorm)}`);
+    for (const statuses of statusesByStorm) {
+      expect(Object.keys(statuses).sort()).toEqual(expect.arrayContaining(["201"]));
+      expect(statuses["429"]).toBeUndefined();
+    }
+    expect(await rows.tableCounts(account.id)).toEqual({
+      orders: CHECKOUTS,
+      payments: CHECKOUTS,
+      idempotency_keys: CHECKOUTS,
+    });
+    // The window counted the three claims, and nothing else.
+    const window = await rows.rateLimitPoints(`checkouts:${account.id}`);
+    expect(window).toBe(CHECKOUTS);
+    // And it is full: the next new key is refused.
+    expect(
+      (await postOrder({ baseUrl: stormApp.baseUrl, token: account.token, key: randomUUID() }))
+        .response.status,
+    ).toBe(429);
   });
 });

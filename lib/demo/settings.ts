@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { rawSql, sql, type GatedQuery } from "@/lib/db/sql";
 import { serverEnv } from "@/lib/env";
 import { problemResponse, problemType } from "@/lib/http/problem";
+import type { Queryable } from "@/lib/db/sql";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 
 /**
@@ -52,33 +52,20 @@ export function demoFaultsDisabledResponse(detail: string): Response {
   });
 }
 
-/** The account's settings; always none when demo faults are off (no database read then). */
-export async function demoSettingsFor(db: PrismaClient, accountId: string): Promise<DemoSettings> {
-  if (!demoFaultsEnabled()) return NO_DEMO_FAULTS;
-  const row = await db.demoSettings.findUnique({
-    where: { accountId },
-    select: { networkDelayMs: true, loseResponse: true },
-  });
-  return row ?? NO_DEMO_FAULTS;
-}
-
 /**
- * The same read as SQL that rides on another statement (the checkout asks it
- * in the statement that claims its key); when demo faults are off it reads
- * nothing.
+ * The account's settings; always none when demo faults are off (no database
+ * read then). Plain SQL, as a first-time checkout reads them on its way to
+ * the charge.
  */
-export function demoSettingsQuery(accountId: string): GatedQuery<DemoSettings> {
-  if (!demoFaultsEnabled()) return { answer: sql`NULL`, read: () => NO_DEMO_FAULTS };
-  return {
-    ctes: (gate) => sql`${DEMO_ROW} AS (
-        SELECT network_delay_ms, lose_response FROM demo_settings, ${gate} WHERE account_id = ${accountId}::uuid
-      )`,
-    answer: sql`(SELECT jsonb_build_object('networkDelayMs', network_delay_ms, 'loseResponse', lose_response) FROM ${DEMO_ROW})`,
-    read: (answer) => (answer === null ? NO_DEMO_FAULTS : demoSettingsSchema.parse(answer)),
-  };
+export async function demoSettingsFor(db: Queryable, accountId: string): Promise<DemoSettings> {
+  if (!demoFaultsEnabled()) return NO_DEMO_FAULTS;
+  const { rows } = await db.query<DemoSettings>(
+    `SELECT network_delay_ms AS "networkDelayMs", lose_response AS "loseResponse"
+       FROM demo_settings WHERE account_id = $1::uuid`,
+    [accountId],
+  );
+  return rows[0] ?? NO_DEMO_FAULTS;
 }
-
-const DEMO_ROW = rawSql("demo_settings_row");
 
 export async function saveDemoSettings(
   db: PrismaClient,

@@ -16,10 +16,11 @@ import { rowsAt } from "@/lib/testing/rows";
  * simulator's ledger, the key complete, and one consistent answer for the
  * client.
  *
- * CRASH_RUNS sets the runs per point (5 in `npm test`; `npm run test:crash`
- * runs 20). The lease is 2 s so that a crashed attempt's key can be taken
- * over quickly.
+ * It runs on each idempotency store (IDEMPOTENCY_STORE). CRASH_RUNS sets
+ * the runs per point (5 in `npm test`; `npm run test:crash` runs 20). The
+ * lease is 2 s so that a crashed attempt's key can be taken over quickly.
  */
+const STORES = ["sql", "prisma"] as const;
 const RUNS_PER_POINT = Number(process.env.CRASH_RUNS ?? 5);
 /** Each crash point, and how far the request had got by then (the key's recovery point). */
 const CRASH_POINTS = [
@@ -36,6 +37,7 @@ const TIME_PER_RUN_MS = 10_000;
 
 let server: AppServer;
 let dataDir: string;
+let store: (typeof STORES)[number];
 /** What each run at one crash point ended with; every count but `runs` must stay 0. */
 interface PointSummary {
   recoveryPoint: string;
@@ -52,19 +54,16 @@ const summary: Record<string, PointSummary> = {};
 async function start(): Promise<AppServer> {
   // CRASH_FAULTS: the crash-* faults kill the server, so no other server of the tests (or of npm start) allows them.
   return startAppServer({
-    env: { IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS), CRASH_FAULTS: "on" },
+    env: {
+      IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
+      CRASH_FAULTS: "on",
+      IDEMPOTENCY_STORE: store,
+    },
     embeddedDataDir: dataDir,
   });
 }
 
-beforeAll(async () => {
-  dataDir = path.join(await mkdtemp(path.join(tmpdir(), "oncepay-crash-")), "pglite");
-  server = await start();
-});
-
-afterAll(async () => {
-  await server?.stop();
-  await rm(path.dirname(dataDir), { recursive: true, force: true });
+afterAll(() => {
   const tally = (values: string[]) =>
     Object.entries(
       values.reduce<Record<string, number>>(
@@ -75,10 +74,10 @@ afterAll(async () => {
       .map(([value, count]) => `${count}× ${value}`)
       .join("; ");
   const header =
-    "crash point          key left at      runs  dup. orders  lost orders  dup. charges  stuck keys  the client's retries saw";
+    "store   crash point          key left at      runs  dup. orders  lost orders  dup. charges  stuck keys  the client's retries saw";
   const rows = Object.entries(summary).map(([point, s]) =>
     [
-      point.padEnd(20),
+      point.padEnd(28),
       s.recoveryPoint.padEnd(16),
       String(s.runs).padStart(4),
       String(s.duplicateOrders).padStart(12),
@@ -118,89 +117,102 @@ async function retryUntilAnswered(
   }
 }
 
-describe.each(CRASH_POINTS)("killed at %s", (point, recoveryPoint) => {
-  it(
-    `ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}`,
-    { timeout: RUNS_PER_POINT * TIME_PER_RUN_MS },
-    async () => {
-      const record: PointSummary = (summary[point] = {
-        recoveryPoint,
-        runs: 0,
-        duplicateOrders: 0,
-        lostOrders: 0,
-        duplicateCharges: 0,
-        stuckKeys: 0,
-        answers: [],
-      });
-      for (let run = 0; run < RUNS_PER_POINT; run++) {
-        const account = await createAccount(server.baseUrl);
-        const key = randomUUID();
-        const body = JSON.stringify({
-          cartId: `crash-${run}`,
-          items: [{ sku: "grinder-hand-burr", quantity: 1 }],
-        });
+describe.each(STORES)("on the %s store", (storeName) => {
+  beforeAll(async () => {
+    store = storeName;
+    dataDir = path.join(await mkdtemp(path.join(tmpdir(), "oncepay-crash-")), "pglite");
+    server = await start();
+  });
 
-        const crashed = postOrder({
-          baseUrl: server.baseUrl,
-          token: account.token,
-          key,
-          rawBody: body,
-          headers: { "OncePay-Fault": point },
-        });
-        await expect(crashed).rejects.toThrow(TypeError); // the connection died with the process
-        await server.exited;
-        server = await start();
-        expect(await rowsAt(server.databaseUrl).keyRow(account.id, key)).toMatchObject({
-          recovery_point: recoveryPoint,
-        });
+  afterAll(async () => {
+    await server?.stop();
+    await rm(path.dirname(dataDir), { recursive: true, force: true });
+  });
 
-        const answer = await retryUntilAnswered(account.token, key, body).catch(
-          async (error: unknown) => {
-            // No answer within the budget: the key is stuck, and unless an order exists, it is lost.
-            record.runs++;
-            record.stuckKeys++;
-            if ((await rowsAt(server.databaseUrl).rowCounts(account.id)).orders === 0)
-              record.lostOrders++;
-            throw error;
-          },
-        );
-        const replay = await retryUntilAnswered(account.token, key, body);
-        const counts = await rowsAt(server.databaseUrl).rowCounts(account.id);
-        const keyRow = await rowsAt(server.databaseUrl).keyRow(account.id, key);
-        // The provider's own ledger: every charge made for this account (a fresh account per run), under
-        // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
-        const ledger = await ledgerFor(
-          { url: server.paymentSimulatorUrl },
-          { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) },
-        );
-        const stuck = await rowsAt(server.databaseUrl).stuckKeys(account.id);
-
-        // Tally first, so that the table shows what went wrong even when a check below fails.
-        record.runs++;
-        record.duplicateOrders += Math.max(0, counts.orders - 1);
-        record.lostOrders += counts.orders === 0 ? 1 : 0;
-        record.duplicateCharges += Math.max(0, ledger.charges.length - 1);
-        record.stuckKeys += stuck;
-        record.answers.push(answer.statuses.join(" "));
-
-        expect(counts).toEqual({ orders: 1, payments: 1 });
-        expect(ledger.payment_intents).toHaveLength(1);
-        expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
-        expect(stuck).toBe(0);
-        expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
-        // One consistent answer: the 201, the same bytes again as a replay, and the same order when fetched.
-        expect(answer.response.status).toBe(201);
-        const order = JSON.parse(answer.text);
-        expect(order.payment.id).toBe(ledger.payment_intents[0]?.id);
-        expect(replay.text).toBe(answer.text);
-        expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
-        const fetched = await getOrder({
-          baseUrl: server.baseUrl,
-          token: account.token,
-          id: order.id,
+  describe.each(CRASH_POINTS)("killed at %s", (point, recoveryPoint) => {
+    it(
+      `ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}`,
+      { timeout: RUNS_PER_POINT * TIME_PER_RUN_MS },
+      async () => {
+        const record: PointSummary = (summary[`${storeName.padEnd(7)} ${point}`] = {
+          recoveryPoint,
+          runs: 0,
+          duplicateOrders: 0,
+          lostOrders: 0,
+          duplicateCharges: 0,
+          stuckKeys: 0,
+          answers: [],
         });
-        expect(fetched.text).toBe(answer.text);
-      }
-    },
-  );
+        for (let run = 0; run < RUNS_PER_POINT; run++) {
+          const account = await createAccount(server.baseUrl);
+          const key = randomUUID();
+          const body = JSON.stringify({
+            cartId: `crash-${run}`,
+            items: [{ sku: "grinder-hand-burr", quantity: 1 }],
+          });
+
+          const crashed = postOrder({
+            baseUrl: server.baseUrl,
+            token: account.token,
+            key,
+            rawBody: body,
+            headers: { "OncePay-Fault": point },
+          });
+          await expect(crashed).rejects.toThrow(TypeError); // the connection died with the process
+          await server.exited;
+          server = await start();
+          expect(await rowsAt(server.databaseUrl).keyRow(account.id, key)).toMatchObject({
+            recovery_point: recoveryPoint,
+          });
+
+          const answer = await retryUntilAnswered(account.token, key, body).catch(
+            async (error: unknown) => {
+              // No answer within the budget: the key is stuck, and unless an order exists, it is lost.
+              record.runs++;
+              record.stuckKeys++;
+              if ((await rowsAt(server.databaseUrl).rowCounts(account.id)).orders === 0)
+                record.lostOrders++;
+              throw error;
+            },
+          );
+          const replay = await retryUntilAnswered(account.token, key, body);
+          const counts = await rowsAt(server.databaseUrl).rowCounts(account.id);
+          const keyRow = await rowsAt(server.databaseUrl).keyRow(account.id, key);
+          // The provider's own ledger: every charge made for this account (a fresh account per run), under
+          // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
+          const ledger = await ledgerFor(
+            { url: server.paymentSimulatorUrl },
+            { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) },
+          );
+          const stuck = await rowsAt(server.databaseUrl).stuckKeys(account.id);
+
+          // Tally first, so that the table shows what went wrong even when a check below fails.
+          record.runs++;
+          record.duplicateOrders += Math.max(0, counts.orders - 1);
+          record.lostOrders += counts.orders === 0 ? 1 : 0;
+          record.duplicateCharges += Math.max(0, ledger.charges.length - 1);
+          record.stuckKeys += stuck;
+          record.answers.push(answer.statuses.join(" "));
+
+          expect(counts).toEqual({ orders: 1, payments: 1 });
+          expect(ledger.payment_intents).toHaveLength(1);
+          expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
+          expect(stuck).toBe(0);
+          expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
+          // One consistent answer: the 201, the same bytes again as a replay, and the same order when fetched.
+          expect(answer.response.status).toBe(201);
+          const order = JSON.parse(answer.text);
+          expect(order.payment.id).toBe(ledger.payment_intents[0]?.id);
+          expect(replay.text).toBe(answer.text);
+          expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
+          const fetched = await getOrder({
+            baseUrl: server.baseUrl,
+            token: account.token,
+            id: order.id,
+          });
+          expect(fetched.text).toBe(answer.text);
+        }
+      },
+    );
+  });
 });

@@ -9,32 +9,30 @@ import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
 import {
-  SideEffectOutcomeUnknown,
-  SideEffectProvedAbsent,
-  SideEffectRejected,
-} from "@/lib/idempotency/side-effect-errors";
+  PaymentOutcomeUnknown,
+  PaymentProvedAbsent,
+  PaymentRejected,
+} from "@/lib/idempotency/payment-errors";
 import {
   LeaseLostError,
+  mayHaveCharged,
   type Claim,
-  type ClaimRequest,
   type ClaimResult,
   type IdempotencyStore,
-  type InFlightRecoveryPoint,
   type KeyCompletion,
 } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
 /**
- * The server algorithm of DESIGN.md, for one endpoint:
+ * The server algorithm of DESIGN.md, for one paying endpoint:
  *
  *   1. validate the key and the body (nothing is written on failure),
- *   2. answer from the key's row if it has one; otherwise claim it
- *      atomically, in the same statement, and admit the request from what
- *      that statement also asked (e.g. its rate limit; a refusal releases
- *      the claim),
- *   3. let the endpoint run its side effect while the lease is held,
- *   4. write the endpoint's result and the completed key in one statement,
- *   5. on failure before the side effect (or when it definitely did not
+ *   2. claim the key, or answer from its row (a replay, a 409, a 422),
+ *   3. admit a request that claimed a new key (the rate limit), or
+ *      release the claim,
+ *   4. mark the payment started, then charge, while the lease is held,
+ *   5. write the order and the completed key in one commit,
+ *   6. on failure before the payment started (or when it provably did not
  *      happen), release the key; after it, keep the key in flight at its
  *      recovery point until a retry or the recovery worker takes it over.
  *
@@ -45,46 +43,37 @@ export type BodyParseResult<Body> =
   | { ok: true; body: Body }
   | { ok: false; detail: string; errors: { path: string; message: string }[] };
 
-export interface EndpointContext<Body, Rows> {
+export interface EndpointContext<Body> {
   accountId: string;
   idempotencyKey: string;
   body: Body;
   claim: Claim;
   /**
-   * Call right before the side effect (the charge), with what it will be
-   * asked to do. From then on a failure keeps the key in flight rather than
-   * releasing it, since the effect may have happened, and whoever resumes
-   * the request finds `request` in `claim.sideEffectRequest` and repeats
-   * exactly that call.
+   * Call right before asking the provider to charge, with what it will be
+   * asked. From then on a failure keeps the key in flight rather than
+   * releasing it, since the charge may have happened, and whoever resumes
+   * the request finds `paymentRequest` in `claim.paymentRequest` and asks
+   * exactly that again.
    */
-  beginSideEffect(request: unknown): Promise<void>;
-  /**
-   * Keeps the side effect's result with the key (recovery point `charged`),
-   * so a request resumed after a crash finds it in `claim.sideEffectResult`
-   * and does not repeat the side effect.
-   */
-  recordSideEffectResult(result: unknown): Promise<void>;
-  /** Writes the endpoint's rows and completes the key with the response, atomically. */
-  complete(completion: KeyCompletion<Rows>): Promise<void>;
+  markPaymentStarted(paymentRequest: unknown): Promise<void>;
+  /** Keeps the provider's answer with the key (`charged`), so a resumed request writes the order from it without asking again. */
+  recordCharge(chargeResult: unknown): Promise<void>;
+  /** Writes the order's rows and completes the key with the response, in one commit. */
+  complete(completion: KeyCompletion): Promise<void>;
 }
 
-/**
- * What decides whether a request that claims a new key may go on (the
- * account's rate limit, say). It is never asked for an answer the key's row
- * already gives (a replay, a 409, a 422).
- */
-export interface Admission<Question> {
-  /** Asked of the store with the claim, in the claim's own statement when the key has no row yet. */
-  question: Question;
-  /** From the question's answer: undefined admits; an Outcome refuses, and the claim is released at once, so nothing stays stored under its key. */
-  decide(answer: unknown): Outcome | undefined;
-}
-
-export interface IdempotentEndpoint<Body, Rows, Question = never> {
-  store: IdempotencyStore<Rows, Question>;
+export interface IdempotentEndpoint<Body> {
+  store: IdempotencyStore;
   parseBody(json: unknown): BodyParseResult<Body>;
-  admission?: Admission<Question>;
-  perform(context: EndpointContext<Body, Rows>): Promise<StoredResponse>;
+  /**
+   * Whether a request that claimed a new key may go on (the account's rate
+   * limit): undefined admits, an Outcome refuses. Asked once per new key,
+   * right after its claim, so exactly the requests that claim are counted;
+   * never for an answer the key's row gives (a replay, a 409, a 422), nor
+   * for a takeover, which resumes a request admitted when it first claimed.
+   */
+  admit?(accountId: string): Promise<Outcome | undefined>;
+  perform(context: EndpointContext<Body>): Promise<StoredResponse>;
 }
 
 /**
@@ -104,8 +93,8 @@ export const RETRY_AFTER_SECONDS = {
   databaseUnavailable: DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS,
 } as const;
 
-export async function runIdempotent<Body, Rows, Question>(
-  endpoint: IdempotentEndpoint<Body, Rows, Question>,
+export async function runIdempotent<Body>(
+  endpoint: IdempotentEndpoint<Body>,
   request: Request,
   accountId: string,
 ): Promise<Outcome> {
@@ -121,78 +110,50 @@ export async function runIdempotent<Body, Rows, Question>(
 
   const method = request.method.toUpperCase();
   const path = new URL(request.url).pathname;
-  const claimRequest = {
+  const fingerprint = fingerprintRequest(method, path, read.json);
+  const claimed = await endpoint.store.claimKey({
     accountId,
     key: keyResult.key,
     method,
     path,
-    fingerprint: fingerprintRequest(method, path, read.json),
+    fingerprint,
     body: read.json,
-  };
-  // One round trip: a replay, a 409 or a 422 is answered from the key's row,
-  // writing nothing, and a key without one is claimed, its admission asked
-  // in the same statement. Only a request that claims is admitted (and
-  // counted).
-  const first = await endpoint.store.lookUpOrClaim(claimRequest, endpoint.admission?.question);
-  if (first.kind !== "claimed" && first.kind !== "claimable") return existingKeyOutcome(first);
+  });
+  if (claimed.kind !== "claimed") return existingKeyOutcome(claimed);
+  const { claim } = claimed;
+  addToContext({ keyId: claim.keyId });
 
-  const claimResult =
-    first.kind === "claimed"
-      ? await decideAdmission(endpoint, first.claim, first.answer)
-      : await claimThenAdmit(endpoint, claimRequest);
-  if (claimResult.kind === "refused") return claimResult.outcome;
-  if (claimResult.kind !== "claimed") return existingKeyOutcome(claimResult);
-  addToContext({ keyId: claimResult.claim.keyId });
-
-  return performWithClaim(endpoint, claimResult.claim, {
+  const { admit } = endpoint;
+  if (admit && !claim.tookOver) {
+    const refusal = await admitOrRelease(endpoint.store, claim, () => admit(accountId));
+    if (refusal) return refusal;
+  }
+  return performWithClaim(endpoint, claim, {
     accountId,
     idempotencyKey: keyResult.key,
     body: parsed.body,
   });
 }
 
-type AdmittedClaim = ClaimResult | { kind: "refused"; outcome: Outcome };
-
 /**
- * Admits a request whose key is claimed, from its admission's answer.
+ * Asks the endpoint to admit a request whose new key it has just claimed.
  * Nothing has happened under a claim this young, so a refusal (or a failure
- * to decide) simply releases it.
+ * to decide) releases it: nothing stays stored under the key, and the same
+ * key works once the endpoint admits it.
  */
-async function decideAdmission<Body, Rows, Question>(
-  endpoint: IdempotentEndpoint<Body, Rows, Question>,
+async function admitOrRelease(
+  store: IdempotencyStore,
   claim: Claim,
-  answer: unknown,
-): Promise<AdmittedClaim> {
-  let refusal: Outcome | undefined;
+  admit: () => Promise<Outcome | undefined>,
+): Promise<Outcome | undefined> {
   try {
-    refusal = endpoint.admission?.decide(answer);
+    const refusal = await admit();
+    if (refusal) await releaseQuietly(store, claim);
+    return refusal;
   } catch (error) {
-    await releaseQuietly(endpoint.store, claim);
+    await releaseQuietly(store, claim);
     throw error;
   }
-  if (!refusal) return { kind: "claimed", claim };
-  await releaseQuietly(endpoint.store, claim);
-  return { kind: "refused", outcome: refusal };
-}
-
-/** The claim when the first look could not make it (claimKey), its admission asked meanwhile. */
-async function claimThenAdmit<Body, Rows, Question>(
-  endpoint: IdempotentEndpoint<Body, Rows, Question>,
-  request: ClaimRequest,
-): Promise<AdmittedClaim> {
-  const admission = endpoint.admission;
-  const [claim, answer] = await Promise.allSettled([
-    endpoint.store.claimKey(request),
-    admission && endpoint.store.ask(admission.question),
-  ]);
-  if (claim.status === "rejected") throw claim.reason;
-  // Not claimed: the key's row answers, whatever the admission said.
-  if (claim.value.kind !== "claimed") return claim.value;
-  if (answer.status === "rejected") {
-    await releaseQuietly(endpoint.store, claim.value.claim);
-    throw answer.reason;
-  }
-  return decideAdmission(endpoint, claim.value.claim, answer.value);
 }
 
 /** The answer when the key already had a row this attempt could not take. */
@@ -208,24 +169,38 @@ function existingKeyOutcome(result: Exclude<ClaimResult, { kind: "claimed" }>): 
   }
 }
 
+/** What the key keeps of a request, for the recovery worker to resume it. */
+export interface StoredRequest {
+  accountId: string;
+  idempotencyKey: string;
+  requestBody: unknown;
+}
+
+/** Resumes an abandoned request of one endpoint, whatever its body: what the recovery worker needs of it. */
+export type Resumer = (claim: Claim, stored: StoredRequest) => Promise<Outcome>;
+
+export function resumerOf<Body>(endpoint: IdempotentEndpoint<Body>): Resumer {
+  return (claim, stored) => resumeAbandoned(endpoint, claim, stored);
+}
+
 /**
- * Finishes a request whose attempt died after it began its side effect, from
- * the body stored with its key. Used by the recovery worker once it has taken
- * the key over; the endpoint's side effect must be safe to repeat (the
- * payment provider call carries an idempotency key of its own).
+ * Finishes a request whose attempt died after its payment started, from the
+ * body stored with its key. Used by the recovery worker once it has taken
+ * the key over; asking the provider again is safe, since the call carries a
+ * provider idempotency key of its own.
  */
-export async function resumeAbandoned<Body, Rows, Question>(
-  endpoint: IdempotentEndpoint<Body, Rows, Question>,
+export async function resumeAbandoned<Body>(
+  endpoint: IdempotentEndpoint<Body>,
   claim: Claim,
-  stored: { accountId: string; idempotencyKey: string; requestBody: unknown },
+  stored: StoredRequest,
 ): Promise<Outcome> {
   const parsed = endpoint.parseBody(stored.requestBody);
   if (!parsed.ok) {
     // Only a body that passed validation is ever stored, so the rules changed
-    // since (a product left the catalog, say). Before the side effect nothing
-    // happened and the key can go; after it, a charge may exist that must not
-    // be orphaned, so the key stays in flight for someone to look at.
-    if (sideEffectMayHaveHappened(claim.recoveryPoint)) {
+    // since (a product left the catalog, say). Before the payment started
+    // nothing happened and the key can go; after it, a charge may exist that
+    // must not be orphaned, so the key stays in flight for someone to look at.
+    if (mayHaveCharged(claim.recoveryPoint)) {
       log.error("idempotency.resume_body_invalid", {
         keyId: claim.keyId,
         recoveryPoint: claim.recoveryPoint,
@@ -243,23 +218,23 @@ export async function resumeAbandoned<Body, Rows, Question>(
   });
 }
 
-async function performWithClaim<Body, Rows, Question>(
-  endpoint: IdempotentEndpoint<Body, Rows, Question>,
+async function performWithClaim<Body>(
+  endpoint: IdempotentEndpoint<Body>,
   claim: Claim,
   request: { accountId: string; idempotencyKey: string; body: Body },
 ): Promise<Outcome> {
-  // An earlier attempt that got past `claimed` may have made the side effect
-  // happen, whatever this attempt learns about its own try.
-  const earlierAttemptMayHaveActed = sideEffectMayHaveHappened(claim.recoveryPoint);
-  let sideEffectBegun = earlierAttemptMayHaveActed;
-  const context: EndpointContext<Body, Rows> = {
+  // An earlier attempt that got past `claimed` may have been charged,
+  // whatever this attempt learns about its own try.
+  const earlierAttemptMayHaveCharged = mayHaveCharged(claim.recoveryPoint);
+  let paymentStarted = earlierAttemptMayHaveCharged;
+  const context: EndpointContext<Body> = {
     ...request,
     claim,
-    async beginSideEffect(sideEffectRequest) {
-      await endpoint.store.markSideEffectStarted(claim, sideEffectRequest);
-      sideEffectBegun = true;
+    async markPaymentStarted(paymentRequest) {
+      await endpoint.store.markPaymentStarted(claim, paymentRequest);
+      paymentStarted = true;
     },
-    recordSideEffectResult: (result) => endpoint.store.recordSideEffectResult(claim, result),
+    recordCharge: (chargeResult) => endpoint.store.recordCharge(claim, chargeResult),
     complete: (completion) => endpoint.store.completeKey(claim, completion),
   };
 
@@ -271,39 +246,18 @@ async function performWithClaim<Body, Rows, Question>(
     // an earlier attempt's, releasing the key could orphan its charge. A
     // proved absence covers every attempt.
     const nothingHappened =
-      !sideEffectBegun ||
-      (error instanceof SideEffectRejected && !earlierAttemptMayHaveActed) ||
-      error instanceof SideEffectProvedAbsent;
+      !paymentStarted ||
+      (error instanceof PaymentRejected && !earlierAttemptMayHaveCharged) ||
+      error instanceof PaymentProvedAbsent;
     if (nothingHappened) await releaseQuietly(endpoint.store, claim);
-    else if (error instanceof SideEffectOutcomeUnknown || error instanceof SideEffectRejected)
+    else if (error instanceof PaymentOutcomeUnknown || error instanceof PaymentRejected)
       await endLeaseQuietly(endpoint.store, claim);
-    return failureOutcome(error, claim, sideEffectBegun);
-  }
-}
-
-/**
- * Whether an attempt that left a key at this recovery point may have made
- * its side effect happen. It decides whether a failure may release the key:
- * releasing one whose side effect happened would let a retry repeat it under
- * a new key row, and so charge twice.
- */
-function sideEffectMayHaveHappened(recoveryPoint: InFlightRecoveryPoint): boolean {
-  switch (recoveryPoint) {
-    case "claimed":
-      return false;
-    case "payment_started": // asked for: it may or may not have happened
-    case "charged": // it happened, and its answer is stored
-      return true;
-    default:
-      return assertNever(recoveryPoint, "recovery point");
+    return failureOutcome(error, claim, paymentStarted);
   }
 }
 
 // If ending the lease fails, the lease simply runs its course.
-async function endLeaseQuietly<Rows, Question>(
-  store: IdempotencyStore<Rows, Question>,
-  claim: Claim,
-): Promise<void> {
+async function endLeaseQuietly(store: IdempotencyStore, claim: Claim): Promise<void> {
   try {
     await store.endLease(claim);
   } catch (error) {
@@ -313,10 +267,7 @@ async function endLeaseQuietly<Rows, Question>(
 
 // If the release itself fails (say the database just went away) the key is
 // still safe: its lease expires and the next retry takes it over.
-async function releaseQuietly<Rows, Question>(
-  store: IdempotencyStore<Rows, Question>,
-  claim: Claim,
-): Promise<void> {
+async function releaseQuietly(store: IdempotencyStore, claim: Claim): Promise<void> {
   try {
     await store.releaseKey(claim);
   } catch (error) {
@@ -324,26 +275,26 @@ async function releaseQuietly<Rows, Question>(
   }
 }
 
-function failureOutcome(error: unknown, claim: Claim, sideEffectBegun: boolean): Outcome {
+function failureOutcome(error: unknown, claim: Claim, paymentStarted: boolean): Outcome {
   if (error instanceof LeaseLostError) {
     log.warn("idempotency.lease_lost", { keyId: claim.keyId });
     return { kind: "lease-lost", retryAfterSeconds: RETRY_AFTER_SECONDS.leaseLost };
   }
-  const fields = { keyId: claim.keyId, sideEffectBegun, ...errorFields(error) };
-  if (error instanceof SideEffectRejected) {
-    log.error("idempotency.side_effect_rejected", fields);
+  const fields = { keyId: claim.keyId, paymentStarted, ...errorFields(error) };
+  if (error instanceof PaymentRejected) {
+    log.error("idempotency.payment_rejected", fields);
     return { kind: "dependency-rejected", detail: error.detail };
   }
-  if (error instanceof SideEffectProvedAbsent) {
-    log.warn("idempotency.side_effect_absent", fields);
+  if (error instanceof PaymentProvedAbsent) {
+    log.warn("idempotency.payment_proved_absent", fields);
     return {
       kind: "dependency-unavailable",
       detail: error.detail,
       retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable,
     };
   }
-  if (error instanceof SideEffectOutcomeUnknown) {
-    log.warn("idempotency.side_effect_outcome_unknown", fields);
+  if (error instanceof PaymentOutcomeUnknown) {
+    log.warn("idempotency.payment_outcome_unknown", fields);
     return {
       kind: "dependency-unavailable",
       detail: error.detail,

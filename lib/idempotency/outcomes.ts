@@ -37,7 +37,7 @@ export type Outcome =
   | { kind: "lease-lost"; retryAfterSeconds: number }
   | { kind: "database-unavailable"; retryAfterSeconds: number }
   | { kind: "internal-error" }
-  // A service the side effect needs (the payment provider) refused it, or did not answer.
+  // The payment provider refused it, or did not answer.
   | { kind: "dependency-rejected"; detail: string }
   | { kind: "dependency-unavailable"; detail: string; retryAfterSeconds: number };
 

@@ -3,7 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
-import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
+import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import { parseCheckoutRequest } from "@/lib/orders/cart";
 import { paymentProviderKey, paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
@@ -86,7 +86,7 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
     // writes: nothing durable follows to flush them.
     const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
     pool.on("error", () => undefined); // the crash drops its idle connections
-    const store = new PostgresIdempotencyStore(pool, { leaseSeconds: 2, ttlSeconds: 3600 });
+    const store = new SqlIdempotencyStore(pool, { leaseSeconds: 2, ttlSeconds: 3600 });
     const provider = new StripePaymentProvider({
       secretKey: LOCAL_SIMULATOR_SECRET_KEY,
       simulatorUrl: simulator.url,
@@ -107,7 +107,7 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
           body,
         });
         if (claimed.kind !== "claimed") throw new Error(`not claimed: ${claimed.kind}`);
-        await store.markSideEffectStarted(claimed.claim, cart.body);
+        await store.markPaymentStarted(claimed.claim, cart.body);
         attempts.push({ key, body, cart: cart.body, claim: claimed.claim });
       }
       for (const attempt of attempts) {
@@ -117,7 +117,7 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
           paymentMethod: attempt.cart.paymentMethod,
           idempotencyKey: paymentProviderKey(account.id, attempt.claim.keyId),
         });
-        await store.recordSideEffectResult(attempt.claim, charge);
+        await store.recordCharge(attempt.claim, charge);
       }
     } finally {
       await pool.end();

@@ -1,5 +1,5 @@
 import { Prisma, type PrismaClient } from "@/lib/generated/prisma/client";
-import { DISPOSABLE_WHEN_EXPIRED } from "@/lib/idempotency/postgres-store";
+import { DISPOSABLE_WHEN_EXPIRED } from "@/lib/idempotency/key-rules";
 import { log } from "@/lib/log";
 
 /**

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import type { IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import type { GatedRows } from "@/lib/db/sql";
-import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
+import { resumerOf } from "@/lib/idempotency/idempotent-endpoint";
+import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
@@ -47,20 +46,20 @@ function countingProvider(): PaymentProvider & { callsFor(providerKey: string): 
 }
 
 function worker() {
-  const store = new PostgresIdempotencyStore(testDb(), {
+  const store = new SqlIdempotencyStore(testDb(), {
     leaseSeconds: 30,
     ttlSeconds: 24 * 60 * 60,
   });
   const provider = countingProvider();
-  const endpoint = checkoutEndpoint({ store, provider }) as IdempotentEndpoint<unknown, GatedRows>;
+  const endpoint = checkoutEndpoint({ store, provider });
   return {
     store,
     provider,
     runOnce: () =>
       recoverAbandonedKeys({
         store,
-        endpointFor: (method, path) =>
-          method === "POST" && path === "/api/orders" ? endpoint : undefined,
+        resumerFor: (method, path) =>
+          method === "POST" && path === "/api/orders" ? resumerOf(endpoint) : undefined,
         batchSize: 1000,
       }),
   };
@@ -131,7 +130,7 @@ describe("the recovery worker", () => {
     expect(died).toMatchObject({
       state: "in_flight",
       recovery_point: "charged",
-      side_effect_result: { status: "succeeded" },
+      charge_result: { status: "succeeded" },
     });
     expect(await countRows("orders", shopper.id)).toBe(0);
 
@@ -146,7 +145,7 @@ describe("the recovery worker", () => {
       response_status: 201,
       response_body: {
         payment: {
-          id: (died!.side_effect_result as { providerPaymentId: string }).providerPaymentId,
+          id: (died!.charge_result as { providerPaymentId: string }).providerPaymentId,
         },
       },
     });
@@ -174,7 +173,7 @@ describe("the recovery worker", () => {
     const died = await keyRow(shopper.id, key);
     expect(died).toMatchObject({
       recovery_point: "charged",
-      side_effect_result: { status: "declined", declineCode: "insufficient_funds" },
+      charge_result: { status: "declined", declineCode: "insufficient_funds" },
     });
 
     await expireLease(shopper.id, key);
@@ -210,7 +209,7 @@ describe("the recovery worker", () => {
     });
     expect(first.response.status).toBe(500);
     const died = await keyRow(shopper.id, key);
-    const chargedTotal = (died!.side_effect_request as { total: number }).total;
+    const chargedTotal = (died!.payment_request as { total: number }).total;
 
     // A deploy raised every price while the key was in flight.
     const repriced = worker();
@@ -225,14 +224,11 @@ describe("the recovery worker", () => {
         };
       return parsed;
     };
-    const endpoint = { ...checkout, parseBody: raisePrices } as IdempotentEndpoint<
-      unknown,
-      GatedRows
-    >;
+    const endpoint = { ...checkout, parseBody: raisePrices };
     await expireLease(shopper.id, key);
     const report = await recoverAbandonedKeys({
       store: repriced.store,
-      endpointFor: () => endpoint,
+      resumerFor: () => resumerOf(endpoint),
       batchSize: 1000,
     });
 
@@ -260,7 +256,7 @@ describe("the recovery worker", () => {
     await expireLease(shopper.id, key);
 
     // The provider's credentials broke meanwhile: every call is refused (401).
-    const store = new PostgresIdempotencyStore(testDb(), {
+    const store = new SqlIdempotencyStore(testDb(), {
       leaseSeconds: 30,
       ttlSeconds: 24 * 60 * 60,
     });
@@ -273,7 +269,7 @@ describe("the recovery worker", () => {
     });
     const report = await recoverAbandonedKeys({
       store,
-      endpointFor: () => refusing as IdempotentEndpoint<unknown, GatedRows>,
+      resumerFor: () => resumerOf(refusing),
       batchSize: 1000,
     });
     expect(report.failed).toBeGreaterThanOrEqual(1);
@@ -343,11 +339,11 @@ describe("the recovery worker", () => {
           running--;
         }
       },
-    } as IdempotentEndpoint<unknown, GatedRows>;
+    };
 
     const report = await recoverAbandonedKeys({
       store,
-      endpointFor: () => counted,
+      resumerFor: () => resumerOf(counted),
       batchSize: 1000,
       concurrency: 4,
     });

@@ -2,7 +2,7 @@ import { assertNever } from "@/lib/assert-never";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { errorFields, log } from "@/lib/log";
 import { runWithContext } from "@/lib/observability/request-context";
-import { resumeAbandoned, type IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
+import type { Resumer } from "@/lib/idempotency/idempotent-endpoint";
 import type { AbandonedKey, Claim, IdempotencyStore } from "@/lib/idempotency/store";
 
 /**
@@ -28,10 +28,10 @@ export interface RecoveryReport {
   failed: number;
 }
 
-export interface RecoveryDeps<Tx> {
-  store: IdempotencyStore<Tx>;
-  /** The endpoint that owns each path, to resume its requests. */
-  endpointFor(method: string, path: string): IdempotentEndpoint<unknown, Tx> | undefined;
+export interface RecoveryDeps {
+  store: IdempotencyStore;
+  /** How to resume a request of the endpoint that owns each path. */
+  resumerFor(method: string, path: string): Resumer | undefined;
   batchSize: number;
   /**
    * Keys resumed at once. Each resume mostly waits on the provider, so one
@@ -45,12 +45,12 @@ export interface RecoveryDeps<Tx> {
 
 const DEFAULT_CONCURRENCY = 4;
 
-export async function recoverAbandonedKeys<Tx>({
+export async function recoverAbandonedKeys({
   store,
-  endpointFor,
+  resumerFor,
   batchSize,
   concurrency = DEFAULT_CONCURRENCY,
-}: RecoveryDeps<Tx>): Promise<RecoveryReport> {
+}: RecoveryDeps): Promise<RecoveryReport> {
   const report: RecoveryReport = { examined: 0, released: 0, completed: 0, skipped: 0, failed: 0 };
   const abandoned = await store.findAbandonedKeys(batchSize);
   const outcomes = await mapWithLimit(abandoned, concurrency, (key) =>
@@ -59,7 +59,7 @@ export async function recoverAbandonedKeys<Tx>({
     runWithContext(
       { keyId: key.keyId, accountId: key.accountId, idempotencyKey: key.idempotencyKey },
       async () => {
-        const result = await recoverOne({ store, endpointFor }, key);
+        const result = await recoverOne({ store, resumerFor }, key);
         if (result !== "skipped") log.info("recovery.key", { result });
         return result;
       },
@@ -72,8 +72,8 @@ export async function recoverAbandonedKeys<Tx>({
 }
 
 /** Takes one abandoned key over and releases or finishes it; another worker may have got there first. */
-async function recoverOne<Tx>(
-  deps: Pick<RecoveryDeps<Tx>, "store" | "endpointFor">,
+async function recoverOne(
+  deps: Pick<RecoveryDeps, "store" | "resumerFor">,
   abandoned: AbandonedKey,
 ): Promise<Exclude<keyof RecoveryReport, "examined">> {
   // One key's trouble (the database blinked, the provider is down) must not
@@ -89,8 +89,8 @@ async function recoverOne<Tx>(
 }
 
 /** Releases (before the charge) or finishes (after it) one key this worker has taken over. */
-async function recoverKey<Tx>(
-  deps: Pick<RecoveryDeps<Tx>, "store" | "endpointFor">,
+async function recoverKey(
+  deps: Pick<RecoveryDeps, "store" | "resumerFor">,
   claim: Claim,
   abandoned: AbandonedKey,
 ): Promise<"released" | "completed" | "failed"> {
@@ -106,13 +106,13 @@ async function recoverKey<Tx>(
   }
 }
 
-async function resumeKey<Tx>(
-  { endpointFor }: Pick<RecoveryDeps<Tx>, "endpointFor">,
+async function resumeKey(
+  { resumerFor }: Pick<RecoveryDeps, "resumerFor">,
   claim: Claim,
   abandoned: AbandonedKey,
 ): Promise<"completed" | "failed"> {
-  const endpoint = endpointFor(abandoned.method, abandoned.path);
-  if (!endpoint) {
+  const resume = resumerFor(abandoned.method, abandoned.path);
+  if (!resume) {
     log.error("recovery.unknown_endpoint", {
       keyId: abandoned.keyId,
       method: abandoned.method,
@@ -120,6 +120,6 @@ async function resumeKey<Tx>(
     });
     return "failed";
   }
-  const outcome = await resumeAbandoned(endpoint, claim, abandoned);
+  const outcome = await resume(claim, abandoned);
   return outcome.kind === "completed" ? "completed" : "failed";
 }

@@ -1,11 +1,12 @@
+import { assertNever } from "@/lib/assert-never";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { OrderRows } from "@/lib/orders/record";
 
 /**
- * The persistence seam of the idempotency layer. The endpoint wrapper knows
- * only these operations; lib/idempotency/postgres-store.ts is the real one.
- * `Rows` is how the caller hands over its own writes, so the result and the
- * completed key commit together (for PostgreSQL: CTEs of the one statement
- * that completes the key).
+ * The persistence seam of the payment engine: the endpoint wrapper and the
+ * recovery worker know only these operations. Two stores implement it, with
+ * one contract suite (store-contract.test.ts): SqlIdempotencyStore, plain SQL
+ * on a `pg` pool, and PrismaIdempotencyStore, the way a Prisma user writes it.
  */
 export interface ClaimRequest {
   accountId: string;
@@ -18,10 +19,10 @@ export interface ClaimRequest {
 }
 
 /**
- * How far an in-flight request got, as in brandur's rocket-rides-atomic:
- * claimed (nothing done yet), payment_started (the side effect was asked
- * for; it may or may not have happened), charged (it answered, and its
- * result is stored with the key), finished (the key is complete).
+ * How far an in-flight payment got, as in brandur's rocket-rides-atomic:
+ * claimed (nothing done yet), payment_started (the provider was asked to
+ * charge; it may or may not have), charged (the provider answered, and its
+ * answer is stored with the key), finished (the key is complete).
  */
 export type RecoveryPoint = "claimed" | "payment_started" | "charged" | "finished";
 
@@ -35,12 +36,12 @@ export interface Claim {
   recoveryPoint: InFlightRecoveryPoint;
   /** True when this attempt took the key over from one whose lease expired. */
   tookOver: boolean;
-  /** From `payment_started` on: what the side effect was asked to do, so a resumed request repeats exactly that. */
-  sideEffectRequest?: unknown;
-  /** From `payment_started` on: when the side effect was first asked for (the database's clock). */
-  sideEffectStartedAt?: Date;
-  /** At `charged`: what the side effect returned, so a resumed request need not repeat it. */
-  sideEffectResult?: unknown;
+  /** From `payment_started` on: what the provider was asked to charge, so a resumed request repeats exactly that. */
+  paymentRequest?: unknown;
+  /** From `payment_started` on: when the payment started (the database's clock). */
+  paymentStartedAt?: Date;
+  /** At `charged`: the provider's answer, so a resumed request need not ask again. */
+  chargeResult?: unknown;
 }
 
 export type ClaimResult =
@@ -59,65 +60,46 @@ export interface AbandonedKey {
   requestBody: unknown;
 }
 
-/**
- * The first look at a key: the claim (with the answer to the question asked
- * alongside it), the answer the key's row gives, or that claimKey may still
- * take it.
- */
-export type LookUpResult =
-  | { kind: "claimed"; claim: Claim; answer: unknown }
-  | Exclude<ClaimResult, { kind: "claimed" }>
-  | { kind: "claimable" };
-
-/** What completes a key: the response to store (and send), and the caller's rows that commit with it or not at all. */
-export interface KeyCompletion<Rows> {
+/** What completes a key: the response to store (and send), and the order's rows that commit with it or not at all. */
+export interface KeyCompletion {
   response: StoredResponse;
-  rows?: Rows;
+  rows?: OrderRows;
 }
 
-/**
- * `Question`: what an endpoint may ask of the database for a request that
- * claims a new key (its admission: a rate limit's count, say), asked in the
- * claim's own statement so that it costs no round trip of its own.
- */
-export interface IdempotencyStore<Rows, Question = never> {
+export interface IdempotencyStore {
   /**
-   * One round trip: reads the key's row, and claims the key when it has
-   * none, asking `alongside` only then. A replay, a 409 or a 422 is answered
-   * from the row, writing nothing; a first-time request comes back claimed,
-   * with the question's answer. "claimable": a row that claimKey may delete
-   * (expired) or take over (its lease ran out), or a concurrent claim this
-   * look could not see yet; claimKey sorts it out.
+   * Claims the key, or says why not: a replay, a 409 (another attempt holds
+   * it) or a 422 (another request under it), answered from its row. A key
+   * past its TTL is started afresh; one whose holder's lease ran out is
+   * taken over (`tookOver`), to be resumed where that attempt stopped.
+   * Exactly one of any number of concurrent claims of one key wins.
    */
-  lookUpOrClaim(request: ClaimRequest, alongside?: Question): Promise<LookUpResult>;
   claimKey(request: ClaimRequest): Promise<ClaimResult>;
-  /** Asks the question by itself, for a key claimKey claims. */
-  ask(question: Question): Promise<unknown>;
   /** In-flight keys whose lease ran out, oldest first: the recovery worker's work list. */
   findAbandonedKeys(limit: number): Promise<AbandonedKey[]>;
   /** Takes over an in-flight key whose lease expired; undefined if someone else won or it finished. */
   takeOverKey(keyId: string): Promise<Claim | undefined>;
   /**
-   * Records that the side effect is about to start and what it will be asked
-   * to do, and renews the lease, so the side effect gets a whole lease however
-   * long the attempt took to get here. Throws LeaseLostError if the key is no
+   * Moves the key to `payment_started` with what the provider will be asked
+   * to charge, durably, and renews the lease, so the charge gets a whole
+   * lease however long the attempt took to get here. Throws LeaseLostError
+   * if the key is no longer ours.
+   */
+  markPaymentStarted(claim: Claim, paymentRequest: unknown): Promise<void>;
+  /** Moves the key to `charged` with the provider's answer; throws LeaseLostError if the key is no longer ours. */
+  recordCharge(claim: Claim, chargeResult: unknown): Promise<void>;
+  /**
+   * Writes the order's rows and completes the key with its response, in one
+   * commit; throws LeaseLostError, having written nothing, if the key is no
    * longer ours.
    */
-  markSideEffectStarted(claim: Claim, request: unknown): Promise<void>;
-  /** Keeps the side effect's result with the key (recovery point `charged`); throws LeaseLostError if the key is no longer ours. */
-  recordSideEffectResult(claim: Claim, result: unknown): Promise<void>;
+  completeKey(claim: Claim, completion: KeyCompletion): Promise<void>;
   /**
    * Ends our lease now but keeps the key in flight at its recovery point:
    * this attempt has stopped, so the next retry (or the recovery worker) may
    * take the key over and resume it at once instead of waiting out the lease.
    */
   endLease(claim: Claim): Promise<void>;
-  /**
-   * Writes the caller's rows and marks the key complete with its response,
-   * atomically; throws LeaseLostError, having written nothing, if the key is
-   * no longer ours.
-   */
-  completeKey(claim: Claim, completion: KeyCompletion<Rows>): Promise<void>;
   /** Deletes our claim so a retry with the same key runs afresh. */
   releaseKey(claim: Claim): Promise<void>;
 }
@@ -127,5 +109,22 @@ export class LeaseLostError extends Error {
   constructor(keyId: string) {
     super(`Lease on idempotency key ${keyId} was lost to another attempt`);
     this.name = "LeaseLostError";
+  }
+}
+
+/**
+ * Whether an attempt that left a key at this recovery point may have been
+ * charged. It decides whether a failure may release the key: releasing one
+ * that was charged would let a retry charge again under a new key row.
+ */
+export function mayHaveCharged(recoveryPoint: InFlightRecoveryPoint): boolean {
+  switch (recoveryPoint) {
+    case "claimed":
+      return false;
+    case "payment_started": // the provider was asked: it may or may not have charged
+    case "charged": // it charged, and its answer is stored
+      return true;
+    default:
+      return assertNever(recoveryPoint, "recovery point");
   }
 }

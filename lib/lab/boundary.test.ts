@@ -31,14 +31,23 @@ describe("lib/lab's import boundary", () => {
     const source = [
       'import { parseCheckoutRequest } from "@/lib/orders/cart";',
       'import { recordPaidOrder } from "@/lib/orders/record";',
-      'import { getServices } from "@/lib/services";',
       'import { jsonResponse } from "@/lib/http/json";',
       'import { makeIdempotent } from "@aws-lambda-powertools/idempotency";',
       'import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";',
-      "export const used = [parseCheckoutRequest, recordPaidOrder, getServices, jsonResponse, makeIdempotent, DynamoDBPersistenceLayer];",
+      "export const used = [parseCheckoutRequest, recordPaidOrder, jsonResponse, makeIdempotent, DynamoDBPersistenceLayer];",
       "",
     ].join("\n");
     expect(await restrictedImportsIn("lib/lab/example.ts", source)).toEqual([]);
+  });
+
+  it("refuses the composition root too, which would reach the idempotency layer through the services it builds", async () => {
+    const source =
+      'import { getServices } from "@/lib/services";\nexport const used = getServices;\n';
+    const messages = await restrictedImportsIn("lib/lab/example.ts", source);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain("composition root");
+    expect(await restrictedImportsIn("lib/orders/example.ts", source)).toHaveLength(1);
+    expect(await restrictedImportsIn("lib/api/example.ts", source)).toEqual([]);
   });
 
   it("applies to lib/lab only: the real endpoint uses the idempotency layer", async () => {

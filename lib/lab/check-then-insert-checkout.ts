@@ -6,6 +6,7 @@ import {
   labResponse,
   recordLabOutcome,
   runLabCheckout,
+  type LabServices,
 } from "@/lib/lab/lab-checkout";
 
 /**
@@ -20,8 +21,11 @@ import {
  * request that arrives before the first one has finished charging finds no
  * key, charges, and inserts its own key row and its own order.
  */
-export async function createCheckThenInsertOrder(request: Request): Promise<Response> {
-  return runLabCheckout(request, "check_then_insert", async (checkout) => {
+export async function createCheckThenInsertOrder(
+  request: Request,
+  services: LabServices,
+): Promise<Response> {
+  return runLabCheckout(request, services, "check_then_insert", async (checkout) => {
     const key = labIdempotencyKey(request);
     if (!key.ok) return key.response;
     const { db, accountId } = checkout;

@@ -6,6 +6,7 @@ import {
   labResponse,
   recordLabOutcome,
   runLabCheckout,
+  type LabServices,
 } from "@/lib/lab/lab-checkout";
 
 /**
@@ -21,8 +22,11 @@ import {
  */
 class ClaimLost extends Error {}
 
-export async function createClaimAfterChargeOrder(request: Request): Promise<Response> {
-  return runLabCheckout(request, "claim_after_charge", async (checkout) => {
+export async function createClaimAfterChargeOrder(
+  request: Request,
+  services: LabServices,
+): Promise<Response> {
+  return runLabCheckout(request, services, "claim_after_charge", async (checkout) => {
     const key = labIdempotencyKey(request);
     if (!key.ok) return key.response;
     const { db, accountId } = checkout;

@@ -10,6 +10,7 @@ import {
   labResponse,
   recordLabOutcome,
   runLabCheckout,
+  type LabServices,
 } from "@/lib/lab/lab-checkout";
 
 /**
@@ -33,8 +34,11 @@ import {
  * within days rather than on time, so the put also takes over an item whose
  * ttl has passed (`OR #ttl < :now`), as Powertools' does.
  */
-export async function createDynamoDbKeyStoreOrder(request: Request): Promise<Response> {
-  return runLabCheckout(request, "dynamodb_key_store", async (checkout) => {
+export async function createDynamoDbKeyStoreOrder(
+  request: Request,
+  services: LabServices,
+): Promise<Response> {
+  return runLabCheckout(request, services, "dynamodb_key_store", async (checkout) => {
     const key = labIdempotencyKey(request);
     if (!key.ok) return key.response;
     const dynamo = (await labDynamoDb()).doc;

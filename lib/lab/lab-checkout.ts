@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { authenticate } from "@/lib/auth/accounts";
 import type { Database } from "@/lib/db/client";
 import type pg from "pg";
-import { writeRows, type Queryable } from "@/lib/db/sql";
+import { run as runStatement, type Queryable } from "@/lib/db/sql";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -16,10 +16,10 @@ import { PROBLEM_CONTENT_TYPE, problemResponse, problemType } from "@/lib/http/p
 import { readJsonBody } from "@/lib/http/request-body";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
+import { orderRowsStatement } from "@/lib/orders/order-rows-sql";
 import { chargeWrite, type ChargeWrite } from "@/lib/orders/record";
 import type { ChargeResult, PaymentProvider } from "@/lib/payments/provider";
 import { log } from "@/lib/log";
-import { getServices } from "@/lib/services";
 import { LAB_PROVIDER_KEY_PREFIX, LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
 import { LabKeyStoreUnavailable } from "@/lib/lab/key-stores/unavailable";
 import { LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
@@ -63,12 +63,15 @@ export interface LabCheckout {
 /** Where the crash scenario stops a request: the charge is made, nothing after it is. */
 export type LabCrashPoint = "after-charge";
 
+/** What the lab's strategies run on, handed over by the API layer. */
+export type LabServices = Pick<LabCheckout, "db" | "pool" | "statements" | "provider">;
+
 export async function runLabCheckout(
   request: Request,
+  { db, pool, statements, provider }: LabServices,
   strategy: LabOnlyStrategy,
   run: (checkout: LabCheckout) => Promise<Response>,
 ): Promise<Response> {
-  const { db, pool, statements, paymentProvider } = getServices();
   const auth = await authenticate(db, request);
   if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
   if (!demoFaultsEnabled()) {
@@ -93,7 +96,7 @@ export async function runLabCheckout(
     db,
     pool,
     statements,
-    provider: paymentProvider,
+    provider,
     strategy,
     accountId,
     cart: parsed.body,
@@ -159,7 +162,7 @@ export async function recordLabOutcome(
     charge: charged.charge,
     provider: checkout.provider.name,
   });
-  await writeRows(db, rows);
+  await runStatement(db, orderRowsStatement(rows));
   return response;
 }
 

@@ -17,6 +17,7 @@ import {
   labResponse,
   recordLabOutcome,
   runLabCheckout,
+  type LabServices,
   type LabCheckout,
   type LabResult,
 } from "@/lib/lab/lab-checkout";
@@ -72,8 +73,11 @@ interface CheckoutEvent {
   body: LabCheckout["cart"];
 }
 
-export async function createPowertoolsOrder(request: Request): Promise<Response> {
-  return runLabCheckout(request, "powertools", async (checkout) => {
+export async function createPowertoolsOrder(
+  request: Request,
+  services: LabServices,
+): Promise<Response> {
+  return runLabCheckout(request, services, "powertools", async (checkout) => {
     const key = labIdempotencyKey(request);
     if (!key.ok) return key.response;
     let ran = false;

@@ -8,6 +8,7 @@ import {
   labResponse,
   recordLabOutcome,
   runLabCheckout,
+  type LabServices,
 } from "@/lib/lab/lab-checkout";
 
 /**
@@ -25,8 +26,11 @@ import {
  */
 const IN_PROGRESS = "IN_PROGRESS";
 
-export async function createRedisKeyStoreOrder(request: Request): Promise<Response> {
-  return runLabCheckout(request, "redis_key_store", async (checkout) => {
+export async function createRedisKeyStoreOrder(
+  request: Request,
+  services: LabServices,
+): Promise<Response> {
+  return runLabCheckout(request, services, "redis_key_store", async (checkout) => {
     const key = labIdempotencyKey(request);
     if (!key.ok) return key.response;
     const redis = await labRedis();

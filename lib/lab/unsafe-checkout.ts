@@ -1,6 +1,12 @@
 import { takeLostResponse } from "@/lib/demo/settings";
 import { lostResponse } from "@/lib/http/lost-response";
-import { chargeOnce, labResponse, recordLabOutcome, runLabCheckout } from "@/lib/lab/lab-checkout";
+import {
+  chargeOnce,
+  labResponse,
+  recordLabOutcome,
+  runLabCheckout,
+  type LabServices,
+} from "@/lib/lab/lab-checkout";
 
 /**
  * BROKEN ON PURPOSE: the lab's "no key" strategy, POST /api/lab/unsafe-orders.
@@ -12,8 +18,11 @@ import { chargeOnce, labResponse, recordLabOutcome, runLabCheckout } from "@/lib
  * (lab-checkout.ts). Like every demo fault, it exists only on a server
  * started with DEMO_FAULTS=on; otherwise it is a 403 and charges nothing.
  */
-export async function createUnsafeOrder(request: Request): Promise<Response> {
-  return runLabCheckout(request, "no_key", async (checkout) => {
+export async function createUnsafeOrder(
+  request: Request,
+  services: LabServices,
+): Promise<Response> {
+  return runLabCheckout(request, services, "no_key", async (checkout) => {
     // Nothing tells a retry from a new purchase.
     const charged = await chargeOnce(checkout);
     await checkout.crashPoint("after-charge");

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { askGated, sql, withClause } from "@/lib/db/sql";
 import { deleteEndedWindows, postgresRateLimit, type LimitDecision } from "@/lib/limits/rate-limit";
 import { closeTestDb, testDb } from "@/lib/testing/database";
 import { itOnServer } from "@/lib/testing/postgres-server-only";
@@ -10,7 +9,7 @@ import { itOnServer } from "@/lib/testing/postgres-server-only";
 /**
  * The rate limit's SQL on the database under test: the window's count, the
  * refusal and its wait, a new window once the last one ended, no lost count
- * when requests overlap, and the count riding on another statement.
+ * when requests overlap.
  */
 afterAll(closeTestDb);
 
@@ -89,51 +88,6 @@ describe("a rate limit", () => {
     for (let request = 0; request < 3; request += 1)
       expect(await limit.consume(caller)).toEqual({ allowed: true });
     expect(await windowPoints(`test_window:${caller}`)).toBe(0);
-  });
-
-  it("refuses a name that could not be part of an SQL name", () => {
-    expect(() =>
-      postgresRateLimit(testDb(), {
-        name: "x; DROP TABLE rate_limits",
-        points: 1,
-        windowSeconds: 60,
-      }),
-    ).toThrow(/SQL name/);
-  });
-});
-
-describe("a rate limit's count riding on another statement", () => {
-  const limit = postgresRateLimit(testDb(), { name: "test_ride", points: 1, windowSeconds: 60 });
-
-  it("counts when the statement's gate has its row, and answers as consume does", async () => {
-    const caller = randomUUID();
-    const gateWithRow = sql`(SELECT) AS gate_row`;
-    const count = limit.count(caller);
-    const statement = sql`${withClause([count.ctes?.(gateWithRow)])}SELECT ${count.answer} AS answer`;
-    const run = async () =>
-      count.read(
-        (await testDb().query<{ answer: unknown }>(statement.text, statement.values)).rows[0]!
-          .answer,
-      );
-
-    expect(await run()).toEqual({ allowed: true });
-    expect(await run()).toMatchObject({ allowed: false });
-    expect(await windowPoints(`test_ride:${caller}`)).toBe(2);
-  });
-
-  it("counts nothing when the gate has no row (a request that claimed no key)", async () => {
-    const caller = randomUUID();
-    const emptyGate = sql`(SELECT WHERE false) AS gate_row`;
-    const count = limit.count(caller);
-    const statement = sql`${withClause([count.ctes?.(emptyGate)])}SELECT ${count.answer} AS answer`;
-    const answer = (await testDb().query<{ answer: unknown }>(statement.text, statement.values))
-      .rows[0]!.answer;
-
-    expect(answer).toBeNull();
-    expect(count.read(answer)).toEqual({ allowed: true });
-    expect(await windowPoints(`test_ride:${caller}`)).toBe(0);
-    expect(await askGated(testDb(), count)).toEqual({ allowed: true });
-    expect(await windowPoints(`test_ride:${caller}`)).toBe(1);
   });
 });
 

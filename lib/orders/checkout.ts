@@ -1,16 +1,18 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { assertNever } from "@/lib/assert-never";
-import type { GatedQuery, GatedRows } from "@/lib/db/sql";
 import { injectFault, type FaultName } from "@/lib/faults";
+import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { addToContext } from "@/lib/observability/request-context";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
+import type { Outcome } from "@/lib/idempotency/outcomes";
 import {
-  SideEffectOutcomeUnknown,
-  SideEffectProvedAbsent,
-  SideEffectRejected,
-} from "@/lib/idempotency/side-effect-errors";
+  PaymentOutcomeUnknown,
+  PaymentProvedAbsent,
+  PaymentRejected,
+} from "@/lib/idempotency/payment-errors";
 import type { IdempotencyStore } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { LimitDecision, RateLimit } from "@/lib/limits/rate-limit";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { chargeWrite } from "@/lib/orders/record";
@@ -28,27 +30,30 @@ import {
  * where it resumes when an earlier attempt died part-way: one case per
  * recovery point in `perform`, checked by the compiler for completeness.
  *
- * From payment_started on, the cart is the one priced when the charge began
- * (stored with the key), not this attempt's: a resume must send the provider
- * the very same parameters (Stripe answers a key reused with other ones with
- * an idempotency_error) and record the amounts that were actually charged,
- * even if prices changed in between.
+ * From payment_started on, the cart is the one priced when the payment
+ * started (stored with the key), not this attempt's: a resume must send the
+ * provider the very same parameters (Stripe answers a key reused with other
+ * ones with an idempotency_error) and record the amounts that were actually
+ * charged, even if prices changed in between.
  */
-interface CheckoutDeps {
-  store: IdempotencyStore<GatedRows, GatedQuery<unknown>>;
+export interface CheckoutDeps {
+  store: IdempotencyStore;
   provider: PaymentProvider;
+  /** Checkouts per account, counted once per new key (a takeover resumes one already counted). */
+  limit?: RateLimit;
+  /** The slow-network demo: how long to hold a new key's checkout before charging. */
+  holdBeforeChargeMs?: () => Promise<number>;
   /** A failure this request asked for (tests and demos only). */
   fault?: FaultName;
-  /** The slow-network demo: how long to hold the claimed key before charging (asked only on a first-time checkout). */
-  holdBeforeChargeMs?: () => number;
 }
 
-export function checkoutEndpoint(
-  deps: CheckoutDeps,
-): IdempotentEndpoint<PricedCart, GatedRows, GatedQuery<unknown>> {
+/** The checkout endpoint, for the API route and the recovery worker alike. */
+export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedCart> {
+  const { limit } = deps;
   return {
     store: deps.store,
     parseBody: parseCheckoutRequest,
+    admit: limit && (async (accountId) => rateLimited(await limit.consume(accountId))),
     async perform(context) {
       const { claim } = context;
       addToContext({ providerKey: paymentProviderKey(context.accountId, claim.keyId) });
@@ -56,17 +61,19 @@ export function checkoutEndpoint(
         case "claimed": {
           // First time, or an earlier attempt died before it charged anything.
           const cart = context.body;
-          return recordOutcome(deps, context, cart, await chargeFirstTime(deps, context, cart));
+          await beforePaymentStarts(deps);
+          await context.markPaymentStarted(cart);
+          return recordOutcome(deps, context, cart, await charge(deps, context, cart));
         }
         case "payment_started": {
           // Charge again: the same provider key makes the provider return the first charge, if there was one.
-          const cart = cartBeingCharged(claim.sideEffectRequest, context.body);
-          return recordOutcome(deps, context, cart, await chargeCart(deps, context, cart));
+          const cart = cartBeingCharged(claim.paymentRequest, context.body);
+          return recordOutcome(deps, context, cart, await charge(deps, context, cart));
         }
         case "charged": {
           // The provider's answer is stored with the key: write the order from it, without asking again.
-          const cart = cartBeingCharged(claim.sideEffectRequest, context.body);
-          return recordOutcome(deps, context, cart, storedCharge(claim.sideEffectResult));
+          const cart = cartBeingCharged(claim.paymentRequest, context.body);
+          return recordOutcome(deps, context, cart, storedCharge(claim.chargeResult));
         }
         default:
           return assertNever(claim.recoveryPoint, "recovery point");
@@ -75,9 +82,26 @@ export function checkoutEndpoint(
   };
 }
 
-type CheckoutContext = EndpointContext<PricedCart, GatedRows>;
+type CheckoutContext = EndpointContext<PricedCart>;
 
-/** The order (or the decline) and the completed key, in one statement. */
+function rateLimited(decision: LimitDecision): Outcome | undefined {
+  if (decision.allowed) return undefined;
+  const { retryAfterSeconds } = decision;
+  return {
+    kind: "rate-limited",
+    retryAfterSeconds,
+    detail: `This account sent more checkouts than its rate limit allows. Nothing was stored under the ${IDEMPOTENCY_KEY_HEADER}: retry with the same one after ${retryAfterSeconds} s.`,
+  };
+}
+
+/** The demos' moment between the claim and the payment: a fault, or the slow network's hold. */
+async function beforePaymentStarts(deps: CheckoutDeps): Promise<void> {
+  injectFault(deps.fault, "after-claim");
+  const holdMs = (await deps.holdBeforeChargeMs?.()) ?? 0;
+  if (holdMs > 0) await delay(holdMs);
+}
+
+/** The order (or the decline) and the completed key, in one commit. */
 async function recordOutcome(
   deps: CheckoutDeps,
   context: CheckoutContext,
@@ -95,52 +119,38 @@ async function recordOutcome(
     charge,
     provider: deps.provider.name,
   });
-  // The last moment nothing of the order is written: the statement that
-  // writes it commits it.
+  // The last moment nothing of the order is written: the commit that writes it completes the key.
   injectFault(deps.fault, "before-commit");
   await context.complete(write);
   return write.response;
 }
 
-/** Records that the payment begins, with the cart it charges, then charges it. */
-async function chargeFirstTime(
-  deps: CheckoutDeps,
-  context: CheckoutContext,
-  cart: PricedCart,
-): Promise<ChargeResult> {
-  injectFault(deps.fault, "after-claim");
-  const holdMs = deps.holdBeforeChargeMs?.() ?? 0;
-  if (holdMs > 0) await delay(holdMs);
-  await context.beginSideEffect(cart);
-  return chargeCart(deps, context, cart);
-}
-
 /** Asks the provider under the key row's provider key, and keeps its answer with the key (`charged`). */
-async function chargeCart(
+async function charge(
   deps: CheckoutDeps,
   context: CheckoutContext,
   cart: PricedCart,
 ): Promise<ChargeResult> {
   const { accountId, claim } = context;
-  let charge: ChargeResult;
+  let result: ChargeResult;
   try {
-    charge = await deps.provider.charge({
+    result = await deps.provider.charge({
       amount: cart.total,
       currency: cart.currency,
       paymentMethod: cart.paymentMethod,
       idempotencyKey: paymentProviderKey(accountId, claim.keyId),
-      firstAskedAt: claim.sideEffectStartedAt,
+      firstAskedAt: claim.paymentStartedAt,
     });
   } catch (error) {
-    throw asSideEffectFailure(error);
+    throw asPaymentFailure(error);
   }
   injectFault(deps.fault, "after-charge");
-  await context.recordSideEffectResult(charge);
-  return charge;
+  await context.recordCharge(result);
+  return result;
 }
 
 function cartBeingCharged(stored: unknown, fromThisAttempt: PricedCart): PricedCart {
-  // Keys whose payment began before the cart was stored with them carry none.
+  // Keys whose payment started before the cart was stored with them carry none.
   if (stored === null || stored === undefined) return fromThisAttempt;
   const parsed = pricedCartSchema.safeParse(stored);
   if (!parsed.success)
@@ -151,28 +161,29 @@ function cartBeingCharged(stored: unknown, fromThisAttempt: PricedCart): PricedC
 function storedCharge(stored: unknown): ChargeResult {
   const parsed = chargeResultSchema.safeParse(stored);
   // Only this module writes it; a row that does not parse is a bug, not a retryable failure.
-  if (!parsed.success)
+  if (!parsed.success) {
     throw new Error(
       `The charge result stored with the key does not parse: ${parsed.error.message}`,
     );
+  }
   return parsed.data;
 }
 
-function asSideEffectFailure(error: unknown): unknown {
+function asPaymentFailure(error: unknown): unknown {
   if (!(error instanceof PaymentProviderError)) return error;
   switch (error.outcome) {
     case "rejected":
-      return new SideEffectRejected(
+      return new PaymentRejected(
         "The payment provider refused the request, so nothing was charged. This is a problem on our side; the same key can be retried once it is fixed.",
         { cause: error },
       );
     case "unknown":
-      return new SideEffectOutcomeUnknown(
+      return new PaymentOutcomeUnknown(
         "The payment provider did not answer in time. Retry with the same Idempotency-Key: it resumes this payment and never charges twice.",
         { cause: error },
       );
     case "absent":
-      return new SideEffectProvedAbsent(
+      return new PaymentProvedAbsent(
         "The payment provider failed and, as its records show, charged nothing. Retry with the same Idempotency-Key: the payment starts afresh and is charged once.",
         { cause: error },
       );

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
-import { PostgresIdempotencyStore } from "@/lib/idempotency/postgres-store";
+import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import {
@@ -26,7 +26,7 @@ describe("the checkout endpoint when the provider fails", () => {
   const simulator = withTestSimulator();
 
   const store = () =>
-    new PostgresIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
+    new SqlIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
 
   function checkoutRequest(key: string, body: unknown): Request {
     return new Request("http://oncepay.test/api/orders", {

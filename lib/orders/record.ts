@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { sql, type GatedRows } from "@/lib/db/sql";
 import type { OrderSource } from "@/lib/generated/prisma/enums";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
@@ -10,10 +9,10 @@ import type { ChargeResult } from "@/lib/payments/provider";
 /**
  * What one charge produces: a paid order with its items and payment, or a
  * declined payment alone, and the response to send (and, under a key, to
- * store). The rows are CTEs for one statement: the checkout's key completes
- * in that same statement (PostgresIdempotencyStore.completeKey), and the
- * lab's strategies write them by themselves (writeRows) or in their own
- * transaction.
+ * store). The rows are plain data, named as the Prisma models name their
+ * fields: the idempotency store writes them with the completed key, in one
+ * commit (lib/orders/order-rows-sql.ts as SQL, or Prisma's nested create),
+ * and the lab's strategies write them by themselves.
  */
 export interface ChargeRecord {
   accountId: string;
@@ -30,38 +29,78 @@ export interface ChargeRecord {
   provider: string;
 }
 
+export interface NewPayment {
+  accountId: string;
+  idempotencyKeyId: string | null;
+  provider: string;
+  providerPaymentId: string;
+  providerKey: string;
+  paymentMethod: string;
+  status: "succeeded" | "declined";
+  amount: number;
+  currency: string;
+  declineCode: string | null;
+}
+
+export interface NewOrder {
+  id: string;
+  accountId: string;
+  idempotencyKeyId: string | null;
+  idemKey: string | null;
+  source: OrderSource;
+  cartId: string;
+  status: "paid";
+  currency: string;
+  totalAmount: number;
+  createdAt: Date;
+  items: { sku: string; name: string; unitAmount: number; quantity: number }[];
+}
+
+/** The rows one charge writes: the paid order with its payment, or the declined payment alone. */
+export type OrderRows =
+  { order: NewOrder; payment: NewPayment } | { order: null; payment: NewPayment };
+
 export interface ChargeWrite {
   response: StoredResponse;
-  rows: GatedRows;
+  rows: OrderRows;
 }
 
 export function chargeWrite(record: ChargeRecord): ChargeWrite {
   return record.charge.status === "succeeded" ? paidOrderWrite(record) : declineWrite(record);
 }
 
+function paymentOf(record: ChargeRecord, declineCode: string | null): NewPayment {
+  return {
+    accountId: record.accountId,
+    idempotencyKeyId: record.keyId,
+    provider: record.provider,
+    providerPaymentId: record.charge.providerPaymentId,
+    providerKey: record.providerKey,
+    paymentMethod: record.cart.paymentMethod,
+    status: declineCode === null ? "succeeded" : "declined",
+    amount: record.cart.total,
+    currency: record.cart.currency,
+    declineCode,
+  };
+}
+
 /**
  * The order, its items and its payment. Its id and time are minted here
  * rather than by the database, so the response is whole before anything is
- * written, and the key can store it in the statement that writes the order.
+ * written, and the key can store it in the commit that writes the order.
  * The time is the order's label (shown, and sorted by), never compared with
  * a lease, so this instance's clock may set it.
  */
-function paidOrderWrite({
-  accountId,
-  keyId,
-  idempotencyKey,
-  source,
-  providerKey,
-  cart,
-  charge,
-  provider,
-}: ChargeRecord): ChargeWrite {
-  const order = {
+function paidOrderWrite(record: ChargeRecord): ChargeWrite {
+  const { cart } = record;
+  const order: NewOrder = {
     id: randomUUID(),
-    status: "paid" as const,
-    idemKey: idempotencyKey,
-    source,
+    accountId: record.accountId,
+    idempotencyKeyId: record.keyId,
+    idemKey: record.idempotencyKey,
+    source: record.source,
     cartId: cart.cartId,
+    status: "paid",
     currency: cart.currency,
     totalAmount: cart.total,
     createdAt: new Date(),
@@ -71,52 +110,21 @@ function paidOrderWrite({
       unitAmount: line.product.unitAmount,
       quantity: line.quantity,
     })),
-    payment: {
-      providerPaymentId: charge.providerPaymentId,
-      status: "succeeded" as const,
-      paymentMethod: cart.paymentMethod,
-    },
   };
-  const rows: GatedRows = (gate) => sql`new_order AS (
-      INSERT INTO orders (id, account_id, idempotency_key_id, idem_key, source, cart_id, status, currency, total_amount, created_at)
-      SELECT ${order.id}::uuid, ${accountId}::uuid, ${keyId}::uuid, ${idempotencyKey}, ${source}::order_source, ${cart.cartId}, 'paid', ${cart.currency}, ${cart.total}::int, ${order.createdAt}::timestamptz
-        FROM ${gate}
-      RETURNING id
-    ), new_items AS (
-      INSERT INTO order_items (order_id, sku, name, unit_amount, quantity)
-      SELECT new_order.id, line.sku, line.name, line.unit_amount, line.quantity
-        FROM new_order, unnest(${order.items.map((item) => item.sku)}::text[], ${order.items.map((item) => item.name)}::text[],
-                               ${order.items.map((item) => item.unitAmount)}::int[], ${order.items.map((item) => item.quantity)}::int[])
-                        AS line(sku, name, unit_amount, quantity)
-    ), new_payment AS (
-      INSERT INTO payments (account_id, order_id, idempotency_key_id, provider, provider_payment_id, provider_key, payment_method, status, amount, currency)
-      SELECT ${accountId}::uuid, new_order.id, ${keyId}::uuid, ${provider}, ${charge.providerPaymentId}, ${providerKey}, ${cart.paymentMethod}, 'succeeded', ${cart.total}::int, ${cart.currency}
-        FROM new_order
-    )`;
+  const payment = paymentOf(record, null);
   return {
     response: {
       status: 201,
       headers: { "Content-Type": "application/json", Location: orderLocation(order.id) },
-      body: orderView(order),
+      body: orderView({ ...order, payment }),
     },
-    rows,
+    rows: { order, payment },
   };
 }
 
-function declineWrite({
-  accountId,
-  keyId,
-  providerKey,
-  cart,
-  charge,
-  provider,
-}: ChargeRecord): ChargeWrite {
+function declineWrite(record: ChargeRecord): ChargeWrite {
+  const { charge } = record;
   if (charge.status !== "declined") throw new Error("declineWrite called for a successful charge");
-  const rows: GatedRows = (gate) => sql`declined_payment AS (
-      INSERT INTO payments (account_id, idempotency_key_id, provider, provider_payment_id, provider_key, payment_method, status, amount, currency, decline_code)
-      SELECT ${accountId}::uuid, ${keyId}::uuid, ${provider}, ${charge.providerPaymentId}, ${providerKey}, ${cart.paymentMethod}, 'declined', ${cart.total}::int, ${cart.currency}, ${charge.declineCode}
-        FROM ${gate}
-    )`;
   return {
     response: {
       status: 402,
@@ -130,6 +138,6 @@ function declineWrite({
         paymentId: charge.providerPaymentId,
       },
     },
-    rows,
+    rows: { order: null, payment: paymentOf(record, charge.declineCode) },
   };
 }

@@ -36,6 +36,7 @@ export async function closeTestDb(): Promise<void> {
 export const {
   countRows,
   tableCounts,
+  rowCounts,
   keyRow,
   expireLease,
   expireKey,

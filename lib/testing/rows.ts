@@ -21,8 +21,8 @@ export interface KeyRow {
   fingerprint: string;
   response_status: number | null;
   response_body: unknown;
-  side_effect_request: unknown;
-  side_effect_result: unknown;
+  payment_request: unknown;
+  charge_result: unknown;
   lease_expires_at: Date | null;
 }
 
@@ -49,6 +49,8 @@ export interface Rows {
   ): Promise<{ key: string; response_status: number | null; order_id: string | null }[]>;
   /** The account's demo faults as stored (none stored means none on). */
   demoFaultsOf(accountId: string): Promise<{ networkDelayMs: number; loseResponse: boolean }>;
+  /** The points counted in a rate limit's window (`<name>:<caller>`); 0 when it has none. */
+  rateLimitPoints(windowKey: string): Promise<number>;
   /**
    * The payment simulator's ledger, read where it lives (its own schema in
    * the same database): the PaymentIntents whose metadata holds all these
@@ -68,9 +70,7 @@ export interface Rows {
   /** The orders written for one cart, as the lab counts a storm's. */
   ordersForCart(accountId: string, cartId: string): Promise<number>;
   /** One lab storm as stored. */
-  labStorm(
-    stormId: string,
-  ): Promise<
+  labStorm(stormId: string): Promise<
     | {
         account_id: string;
         strategy: string;
@@ -128,7 +128,7 @@ export function rowsIn(db: Queryable): Rows {
     },
     async keyRow(accountId, key) {
       const { rows } = await db.query<KeyRow>(
-        `SELECT id, state::text, recovery_point::text, fingerprint, response_status, response_body, side_effect_request, side_effect_result, lease_expires_at
+        `SELECT id, state::text, recovery_point::text, fingerprint, response_status, response_body, payment_request, charge_result, lease_expires_at
            FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
         [accountId, key],
       );
@@ -186,6 +186,13 @@ export function rowsIn(db: Queryable): Rows {
         networkDelayMs: rows[0]?.network_delay_ms ?? 0,
         loseResponse: rows[0]?.lose_response ?? false,
       };
+    },
+    async rateLimitPoints(windowKey) {
+      const { rows } = await db.query<{ points: number }>(
+        `SELECT points FROM rate_limits WHERE key = $1`,
+        [windowKey],
+      );
+      return rows[0]?.points ?? 0;
     },
     async providerIntents(filter) {
       const [condition, value] =

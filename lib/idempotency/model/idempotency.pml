@@ -150,8 +150,8 @@ inline perform_with_claim() {
   atomic {   /* mark_started */
     if
     :: CRASH
-    :: faults_left > 0 -> goto release   /* an error before the side effect (after-claim): the catch releases */
-    /* markSideEffectStarted: also renews the lease */
+    :: faults_left > 0 -> goto release   /* an error before the payment started (after-claim): the catch releases */
+    /* markPaymentStarted: also renews the lease */
     :: HOLDS(me, my_id) -> rp = PAYMENT_STARTED; lease_expired = false;
 #ifdef CLAIM_AFTER_CHARGE
          goto record   /* it charged before it claimed */
@@ -168,9 +168,9 @@ charge:
     if
     :: CRASH
     :: provider_charges(my_id); my_rp = 0; goto record
-    :: faults_left > 0 -> provider_charges(my_id); spend_fault(); my_rp = 0; goto end_lease   /* charged, the answer lost: SideEffectOutcomeUnknown */
-    :: faults_left > 0 -> spend_fault(); my_rp = 0; goto end_lease                            /* never reached it: SideEffectOutcomeUnknown */
-    :: faults_left > 0 -> spend_fault();                                                      /* refused the request itself: SideEffectRejected */
+    :: faults_left > 0 -> provider_charges(my_id); spend_fault(); my_rp = 0; goto end_lease   /* charged, the answer lost: PaymentOutcomeUnknown */
+    :: faults_left > 0 -> spend_fault(); my_rp = 0; goto end_lease                            /* never reached it: PaymentOutcomeUnknown */
+    :: faults_left > 0 -> spend_fault();                                                      /* refused the request itself: PaymentRejected */
          if
          :: EARLIER_MAY_HAVE_ACTED -> my_rp = 0; goto end_lease
          :: else -> goto release   /* nothingHappened */
@@ -182,9 +182,9 @@ record:
   atomic {
     if
     :: CRASH   /* crash-after-charge; an error here keeps the claim, as a crash does */
-    /* recordSideEffectResult */
+    /* recordCharge */
     :: HOLDS(me, my_id) -> rp = CHARGED; goto complete
-    :: !HOLDS(me, my_id) -> goto done   /* LeaseLostError, side effect begun: the key is its new holder's */
+    :: !HOLDS(me, my_id) -> goto done   /* LeaseLostError, payment started: the key is its new holder's */
     fi
   }
 

@@ -1,7 +1,7 @@
 import { apiMethods } from "@/lib/http/api-route";
-import { createDynamoDbKeyStoreOrder } from "@/lib/lab/dynamodb-key-store-checkout";
+import { labCheckouts } from "@/lib/api/lab-checkouts";
 
 // The lab's separate key store on DynamoDB (a common design, run for real); see lib/lab/dynamodb-key-store-checkout.ts.
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({
-  POST: createDynamoDbKeyStoreOrder,
+  POST: labCheckouts.dynamoDbKeyStore,
 });

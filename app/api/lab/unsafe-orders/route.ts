@@ -1,5 +1,5 @@
 import { apiMethods } from "@/lib/http/api-route";
-import { createUnsafeOrder } from "@/lib/lab/unsafe-checkout";
+import { labCheckouts } from "@/lib/api/lab-checkouts";
 
 // The lab's deliberately broken "no key" checkout; see lib/lab/unsafe-checkout.ts.
-export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ POST: createUnsafeOrder });
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS } = apiMethods({ POST: labCheckouts.unsafe });

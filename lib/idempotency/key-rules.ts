@@ -1,0 +1,90 @@
+import { assertNever } from "@/lib/assert-never";
+import type { Claim, ClaimResult, RecoveryPoint } from "@/lib/idempotency/store";
+import type { StoredResponse } from "@/lib/idempotency/stored-response";
+
+/**
+ * What every idempotency store shares: the rules about time, kept on the
+ * database's clock, and how a taken-over key's row becomes a claim.
+ */
+
+export interface KeyTimings {
+  /** How long one attempt holds the key before another may take it over. */
+  leaseSeconds: number;
+  /** How long a key (and its stored response) lives. */
+  ttlSeconds: number;
+}
+
+/**
+ * When a key past its TTL may be deleted (by the reaper, or by a claim that
+ * then starts the key afresh): when it is complete, or in flight at `claimed`
+ * with its lease run out, since then nothing was charged and nobody holds it.
+ * A key whose payment started is never deleted while in flight, however old:
+ * a fresh row would get a fresh provider key, and a second charge. The
+ * recovery worker finishes such a key instead.
+ */
+export const DISPOSABLE_WHEN_EXPIRED = `(expires_at <= now()
+  AND (state = 'complete' OR (recovery_point = 'claimed' AND coalesce(lease_expires_at <= now(), true))))`;
+
+// A key can vanish between a claim's failed INSERT and its read (released by
+// a failed attempt, or expired and deleted). Each pass of a claim makes
+// progress; three passes without an answer means heavy churn on one key,
+// and the client is told to retry.
+export const MAX_CLAIM_PASSES = 3;
+
+/** What a takeover reads of the key, as both stores name it. */
+export interface TakenOverRow {
+  recovery_point: RecoveryPoint;
+  payment_request: unknown;
+  charge_result: unknown;
+  payment_started_at: Date | null;
+}
+
+/** The claim a takeover hands back: what a resume needs depends on how far the dead attempt got. */
+export function takenOverClaim(keyId: string, leaseOwner: string, row: TakenOverRow): Claim {
+  const taken = { keyId, leaseOwner, tookOver: true };
+  // Keys whose payment started before the column existed have no start time.
+  const startedAt =
+    row.payment_started_at === null ? {} : { paymentStartedAt: row.payment_started_at };
+  switch (row.recovery_point) {
+    case "claimed":
+      return { ...taken, recoveryPoint: "claimed" };
+    case "payment_started":
+      return {
+        ...taken,
+        ...startedAt,
+        recoveryPoint: "payment_started",
+        paymentRequest: row.payment_request,
+      };
+    case "charged":
+      return {
+        ...taken,
+        ...startedAt,
+        recoveryPoint: "charged",
+        paymentRequest: row.payment_request,
+        chargeResult: row.charge_result,
+      };
+    case "finished":
+      // Completion sets `finished` and `complete` together, and a takeover matches only in-flight rows.
+      throw new Error(`Idempotency key ${keyId} is in flight at recovery point finished`);
+    default:
+      return assertNever(row.recovery_point, "recovery point");
+  }
+}
+
+/** What a key's row says to a claim that could not insert one: the same rules, in the same order, in every store. */
+export type ExistingKeyAnswer =
+  Exclude<ClaimResult, { kind: "claimed" }> | { kind: "lease-expired" };
+
+export function existingKeyAnswer(
+  key: {
+    fingerprint: string;
+    complete: boolean;
+    leaseExpired: boolean;
+    response: () => StoredResponse;
+  },
+  fingerprint: string,
+): ExistingKeyAnswer {
+  if (key.fingerprint !== fingerprint) return { kind: "fingerprint-mismatch" };
+  if (key.complete) return { kind: "replay", stored: key.response() };
+  return key.leaseExpired ? { kind: "lease-expired" } : { kind: "in-flight" };
+}

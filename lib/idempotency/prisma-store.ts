@@ -1,0 +1,297 @@
+import { randomUUID } from "node:crypto";
+import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import {
+  existingKeyAnswer,
+  MAX_CLAIM_PASSES,
+  takenOverClaim,
+  type KeyTimings,
+} from "@/lib/idempotency/key-rules";
+import {
+  LeaseLostError,
+  type AbandonedKey,
+  type Claim,
+  type ClaimRequest,
+  type ClaimResult,
+  type IdempotencyStore,
+  type KeyCompletion,
+} from "@/lib/idempotency/store";
+import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { OrderRows } from "@/lib/orders/record";
+
+/**
+ * The idempotency store as a Prisma user writes it: the ORM's queries, an
+ * interactive transaction in which the order (with its items and payment,
+ * by nested create) and the key's completion commit together, and SQL only
+ * where the ORM has no words for it (the claim's ON CONFLICT DO NOTHING,
+ * the database's clock). The one to copy when your app speaks Prisma and a
+ * checkout's few extra round trips do not matter (DESIGN.md compares it
+ * with SqlIdempotencyStore).
+ *
+ * The database's clock: Prisma's queries compare and write only values the
+ * client sends, and a lease must end by the database's clock, so that app
+ * instances with skewed clocks agree on it. A step that compares or writes a
+ * lease's time first reads `now()` from the database (databaseNow). A time
+ * read a moment early is safe: the lease looks alive a moment longer.
+ */
+export class PrismaIdempotencyStore implements IdempotencyStore {
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly timings: KeyTimings,
+  ) {}
+
+  async claimKey(request: ClaimRequest): Promise<ClaimResult> {
+    for (let pass = 0; pass < MAX_CLAIM_PASSES; pass++) {
+      const leaseOwner = randomUUID();
+      const { claimedId, now } = await this.insertClaim(request, leaseOwner);
+      if (claimedId) {
+        return {
+          kind: "claimed",
+          claim: { keyId: claimedId, leaseOwner, recoveryPoint: "claimed", tookOver: false },
+        };
+      }
+      const existing = await this.prisma.idempotencyKey.findUnique({
+        where: { accountId_idemKey: { accountId: request.accountId, idemKey: request.key } },
+        select: {
+          id: true,
+          fingerprint: true,
+          state: true,
+          leaseExpiresAt: true,
+          expiresAt: true,
+          responseStatus: true,
+          responseHeaders: true,
+          responseBody: true,
+        },
+      });
+      if (!existing) continue; // released or deleted since the INSERT: claim again
+      if (existing.expiresAt <= now && (await this.deleteIfDisposable(existing.id, now))) continue;
+      const answer = existingKeyAnswer(
+        {
+          fingerprint: existing.fingerprint,
+          complete: existing.state === "complete",
+          leaseExpired: existing.leaseExpiresAt !== null && existing.leaseExpiresAt <= now,
+          response: () => storedResponseOf(existing),
+        },
+        request.fingerprint,
+      );
+      if (answer.kind !== "lease-expired") return answer;
+
+      const takenOver = await this.takeOverKey(existing.id);
+      if (takenOver) return { kind: "claimed", claim: takenOver };
+    }
+    return { kind: "in-flight" };
+  }
+
+  /**
+   * The claim. Prisma's `create` has no ON CONFLICT DO NOTHING (a duplicate
+   * is an error, P2002, which inside a transaction aborts it), so the claim
+   * is SQL: the unique index on (account_id, idem_key) lets exactly one of
+   * any number of concurrent INSERTs get a row back. It also returns the
+   * database's clock, for judging an existing row's lease and TTL.
+   */
+  private async insertClaim(
+    request: ClaimRequest,
+    leaseOwner: string,
+  ): Promise<{ claimedId: string | null; now: Date }> {
+    const { leaseSeconds, ttlSeconds } = this.timings;
+    const [row] = await this.prisma.$queryRaw<{ claimed_id: string | null; now: Date }[]>`
+      WITH claimed AS (
+        INSERT INTO idempotency_keys (account_id, idem_key, request_method, request_path, fingerprint, request_body,
+                                      lease_owner, lease_expires_at, expires_at)
+        VALUES (${request.accountId}::uuid, ${request.key}, ${request.method}, ${request.path}, ${request.fingerprint},
+                ${JSON.stringify(request.body)}::jsonb, ${leaseOwner}::uuid,
+                now() + make_interval(secs => ${leaseSeconds}), now() + make_interval(secs => ${ttlSeconds}))
+        ON CONFLICT (account_id, idem_key) DO NOTHING
+        RETURNING id
+      )
+      SELECT (SELECT id FROM claimed) AS claimed_id, now() AS now`;
+    return { claimedId: row!.claimed_id, now: row!.now };
+  }
+
+  /**
+   * Deletes a key past its TTL when nothing can be lost with it: complete,
+   * or in flight at `claimed` with its lease run out (the rule of
+   * DISPOSABLE_WHEN_EXPIRED, in the ORM's words). The condition is the
+   * DELETE's, so a key taken over or completed meanwhile is never deleted.
+   */
+  private async deleteIfDisposable(keyId: string, now: Date): Promise<boolean> {
+    const { count } = await this.prisma.idempotencyKey.deleteMany({
+      where: {
+        id: keyId,
+        expiresAt: { lte: now },
+        OR: [
+          { state: "complete" },
+          {
+            recoveryPoint: "claimed",
+            OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lte: now } }],
+          },
+        ],
+      },
+    });
+    return count === 1;
+  }
+
+  /** Takes over a key whose holder's lease ran out. The UPDATE re-checks the lease on the newest row version: one winner. */
+  async takeOverKey(keyId: string): Promise<Claim | undefined> {
+    const leaseOwner = randomUUID();
+    const now = await this.databaseNow();
+    const { count } = await this.prisma.idempotencyKey.updateMany({
+      where: { id: keyId, state: "in_flight", leaseExpiresAt: { lte: now } },
+      data: { leaseOwner, leaseExpiresAt: this.leaseEndFrom(now) },
+    });
+    if (count !== 1) return undefined;
+    const row = await this.prisma.idempotencyKey.findUniqueOrThrow({
+      where: { id: keyId },
+      select: {
+        recoveryPoint: true,
+        paymentRequest: true,
+        chargeResult: true,
+        paymentStartedAt: true,
+      },
+    });
+    return takenOverClaim(keyId, leaseOwner, {
+      recovery_point: row.recoveryPoint,
+      payment_request: row.paymentRequest,
+      charge_result: row.chargeResult,
+      payment_started_at: row.paymentStartedAt,
+    });
+  }
+
+  async findAbandonedKeys(limit: number): Promise<AbandonedKey[]> {
+    const now = await this.databaseNow();
+    const keys = await this.prisma.idempotencyKey.findMany({
+      where: { state: "in_flight", leaseExpiresAt: { lte: now } },
+      orderBy: { leaseExpiresAt: "asc" },
+      take: limit,
+      select: {
+        id: true,
+        accountId: true,
+        idemKey: true,
+        requestMethod: true,
+        requestPath: true,
+        requestBody: true,
+      },
+    });
+    return keys.map((key) => ({
+      keyId: key.id,
+      accountId: key.accountId,
+      idempotencyKey: key.idemKey,
+      method: key.requestMethod,
+      path: key.requestPath,
+      requestBody: key.requestBody,
+    }));
+  }
+
+  async markPaymentStarted(claim: Claim, paymentRequest: unknown): Promise<void> {
+    const now = await this.databaseNow();
+    await this.updateHeld(claim, {
+      recoveryPoint: "payment_started",
+      paymentRequest: paymentRequest as Prisma.InputJsonValue,
+      paymentStartedAt: now,
+      leaseExpiresAt: this.leaseEndFrom(now),
+    });
+    claim.recoveryPoint = "payment_started";
+    claim.paymentRequest = paymentRequest;
+    claim.paymentStartedAt = now;
+  }
+
+  async recordCharge(claim: Claim, chargeResult: unknown): Promise<void> {
+    const now = await this.databaseNow();
+    await this.updateHeld(claim, {
+      recoveryPoint: "charged",
+      chargeResult: chargeResult as Prisma.InputJsonValue,
+      chargedAt: now,
+    });
+    claim.recoveryPoint = "charged";
+    claim.chargeResult = chargeResult;
+  }
+
+  /**
+   * One interactive transaction: the key completes, on condition that our
+   * lease still holds it, and the order is created with its items and
+   * payment. If another attempt took the key over, the update matches
+   * nothing and the throw rolls the transaction back, so nothing is written.
+   */
+  async completeKey(claim: Claim, { response, rows }: KeyCompletion): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.idempotencyKey.updateMany({
+        where: { id: claim.keyId, leaseOwner: claim.leaseOwner, state: "in_flight" },
+        data: {
+          state: "complete",
+          recoveryPoint: "finished",
+          responseStatus: response.status,
+          responseHeaders: response.headers,
+          responseBody: response.body as Prisma.InputJsonValue,
+          // A label for the key inspector, never compared with a lease, so
+          // this instance's clock may set it, as it sets the order's time.
+          completedAt: new Date(),
+          leaseOwner: null,
+          leaseExpiresAt: null,
+        },
+      });
+      if (count !== 1) throw new LeaseLostError(claim.keyId);
+      if (rows) await createOrderRows(tx, rows);
+    });
+  }
+
+  async endLease(claim: Claim): Promise<void> {
+    const now = await this.databaseNow();
+    await this.prisma.idempotencyKey.updateMany({
+      where: { id: claim.keyId, leaseOwner: claim.leaseOwner, state: "in_flight" },
+      data: { leaseExpiresAt: now },
+    });
+  }
+
+  async releaseKey(claim: Claim): Promise<void> {
+    await this.prisma.idempotencyKey.deleteMany({
+      where: { id: claim.keyId, leaseOwner: claim.leaseOwner, state: "in_flight" },
+    });
+  }
+
+  /** Updates the key only while our lease holds it; throws LeaseLostError otherwise. */
+  private async updateHeld(
+    claim: Claim,
+    data: Prisma.IdempotencyKeyUpdateManyMutationInput,
+  ): Promise<void> {
+    const { count } = await this.prisma.idempotencyKey.updateMany({
+      where: { id: claim.keyId, leaseOwner: claim.leaseOwner, state: "in_flight" },
+      data,
+    });
+    if (count !== 1) throw new LeaseLostError(claim.keyId);
+  }
+
+  private async databaseNow(): Promise<Date> {
+    const [row] = await this.prisma.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+    return row!.now;
+  }
+
+  private leaseEndFrom(now: Date): Date {
+    return new Date(now.getTime() + this.timings.leaseSeconds * 1000);
+  }
+}
+
+/** The order with its items and payment by nested create, or the declined payment alone. */
+async function createOrderRows(
+  tx: Prisma.TransactionClient,
+  { order, payment }: OrderRows,
+): Promise<void> {
+  if (order === null) {
+    await tx.payment.create({ data: payment, select: { id: true } });
+    return;
+  }
+  await tx.order.create({
+    data: { ...order, items: { create: order.items }, payment: { create: payment } },
+    select: { id: true },
+  });
+}
+
+function storedResponseOf(row: {
+  responseStatus: number | null;
+  responseHeaders: Prisma.JsonValue;
+  responseBody: Prisma.JsonValue;
+}): StoredResponse {
+  return {
+    status: row.responseStatus ?? 500,
+    headers: (row.responseHeaders ?? {}) as Record<string, string>,
+    body: row.responseBody,
+  };
+}
