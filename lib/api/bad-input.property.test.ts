@@ -252,7 +252,12 @@ const keyValue = fc.oneof(
 /** The key the contract says a bare value names, or undefined if it is not a valid bare key. */
 function bareKey(value: string): string | undefined {
   const trimmed = value.replace(/^[ \t]+|[ \t]+$/g, "");
-  const valid = /^[\x21-\x7e]{1,255}$/.test(trimmed) && !trimmed.startsWith('"');
+  // A comma at either end is what a repeated field with an empty side leaves (lib/idempotency/key.ts).
+  const valid =
+    /^[\x21-\x7e]{1,255}$/.test(trimmed) &&
+    !trimmed.startsWith('"') &&
+    !trimmed.startsWith(",") &&
+    !trimmed.endsWith(",");
   return valid ? trimmed : undefined;
 }
 

@@ -63,4 +63,10 @@ describe("parseIdempotencyKey", () => {
       reason: "repeated",
     });
   });
+
+  it("recognises a repeated field with one side empty, whose join the Fetch API trims to a comma at one end", () => {
+    expect(parseIdempotencyKey("k,")).toMatchObject({ ok: false, reason: "repeated" });
+    expect(parseIdempotencyKey(", k")).toMatchObject({ ok: false, reason: "repeated" });
+    expect(parseIdempotencyKey("a,b")).toEqual({ ok: true, key: "a,b" });
+  });
 });

@@ -20,7 +20,8 @@ const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 /**
  * @param fieldValue the header as the Fetch API gives it: `null` when absent,
  *   and several fields joined with ", " (which no valid key contains, since
- *   a space is not allowed in one).
+ *   a space is not allowed in one), then trimmed: so a key may not begin or
+ *   end with a comma either.
  */
 export function parseIdempotencyKey(fieldValue: string | null): KeyParseResult {
   if (fieldValue === null || fieldValue.trim() === "") {
@@ -32,7 +33,9 @@ export function parseIdempotencyKey(fieldValue: string | null): KeyParseResult {
   }
   const value = fieldValue.trim();
   if (value.startsWith('"')) return parseQuotedKey(value);
-  if (value.includes(", ")) {
+  // Several fields arrive joined with ", ", and an empty one leaves a comma
+  // at either end once the value is trimmed ("k, " is "k,").
+  if (value.includes(", ") || value.startsWith(",") || value.endsWith(",")) {
     return {
       ok: false,
       reason: "repeated",

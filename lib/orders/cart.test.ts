@@ -42,6 +42,19 @@ describe("parseCheckoutRequest", () => {
     );
   });
 
+  it("holds the cap of 99 per product, however many lines name it", () => {
+    const at = (quantities: number[]) =>
+      parseCheckoutRequest({
+        cartId: "c1",
+        items: quantities.map((quantity) => ({ sku: "mug-ceramic-350", quantity })),
+      });
+    expect(at([99, 99])).toMatchObject({
+      ok: false,
+      errors: [{ path: "items.quantity", message: expect.stringContaining("198") }],
+    });
+    expect(at([50, 49])).toMatchObject({ ok: true, body: { lines: [{ quantity: 99 }] } });
+  });
+
   it("rejects an unknown sku and names it", () => {
     const result = parseCheckoutRequest({
       cartId: "c1",

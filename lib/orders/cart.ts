@@ -88,6 +88,15 @@ export function parseCheckoutRequest(json: unknown): BodyParseResult<PricedCart>
   }
 
   const lines = mergeLines(parsed.data.items);
+  // The cap holds per product: lines of one product merge into one line.
+  const overCap = lines.filter((line) => line.quantity > MAX_QUANTITY);
+  if (overCap.length > 0) {
+    const errors = overCap.map((line) => ({
+      path: "items.quantity",
+      message: `${line.quantity} of "${line.product.sku}" in all: at most ${MAX_QUANTITY} of one product`,
+    }));
+    return { ok: false, detail: errors.map((e) => `${e.path}: ${e.message}`).join("; "), errors };
+  }
   return {
     ok: true,
     body: {
