@@ -1,20 +1,35 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { SESSION_COOKIE, mintSessionToken, sessionCookieOptions } from "@/lib/auth/session-cookie";
-import { isDevelopment } from "@/lib/env";
+import {
+  SESSION_COOKIE,
+  isIssuedSessionToken,
+  mintSessionToken,
+  sessionCookieName,
+  sessionCookieOptions,
+} from "@/lib/auth/session-cookie";
+import { isDevelopment, sessionSecret } from "@/lib/env";
 import { requestScheme } from "@/lib/http/request-scheme";
 import { contentSecurityPolicy, newNonce } from "@/lib/http/security-headers";
 
 /**
  * Every page load: a Content-Security-Policy with a fresh nonce (Next.js
- * reads it from the forwarded request and puts it on its scripts), and, on
- * the first page a browser loads, its session. Only a random token is minted
- * here (no database work on the request path); its account is created the
- * first time an API call presents it.
+ * reads it from the forwarded request and puts it on its scripts), and a
+ * session the server signed: a browser without one, or with a cookie the
+ * server never issued (planted, tossed, or from an old secret), gets a new
+ * one. Only a token is minted here (no database work on the request path);
+ * its account is created the first time an API call presents it.
  */
 export function proxy(request: NextRequest) {
-  const newSession = request.cookies.has(SESSION_COOKIE) ? null : mintSessionToken();
-  // Set on the forwarded request too, so the page rendered now already sees it.
-  if (newSession) request.cookies.set(SESSION_COOKIE, newSession);
+  const scheme = requestScheme(request);
+  const cookieName = sessionCookieName(scheme);
+  const secret = sessionSecret();
+  const presented = request.cookies.get(cookieName)?.value;
+  const newSession =
+    presented !== undefined && isIssuedSessionToken(presented, secret)
+      ? null
+      : mintSessionToken(secret);
+  // The page rendered now reads the session from the forwarded request, under
+  // one name whatever the scheme, and only ever one this proxy checked.
+  request.cookies.set(SESSION_COOKIE, newSession ?? presented!);
 
   const policy = contentSecurityPolicy(newNonce(), { development: isDevelopment() });
   const forwarded = new Headers(request.headers);
@@ -23,9 +38,9 @@ export function proxy(request: NextRequest) {
   response.headers.set("Content-Security-Policy", policy);
   if (newSession) {
     response.cookies.set(
-      SESSION_COOKIE,
+      cookieName,
       newSession,
-      sessionCookieOptions({ secure: requestScheme(request) === "https" }),
+      sessionCookieOptions({ secure: scheme === "https" }),
     );
     // A response that hands out a session must never be stored by a shared
     // cache, or every later visitor would get this shopper's account.

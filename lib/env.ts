@@ -124,6 +124,25 @@ export function isDevelopment(): boolean {
   return process.env.NODE_ENV === "development";
 }
 
+/**
+ * The key that signs browser sessions: proxy.ts mints them, the API and the
+ * pages accept only what it signed. The launcher sets SESSION_SECRET (the
+ * given one, or one it made once and keeps in .data/session-secret), so
+ * every instance of a deployment agrees. Apart from serverEnv() for the
+ * reason isDevelopment() is.
+ */
+export function sessionSecret(): string {
+  const secret = process.env.SESSION_SECRET;
+  if (!secret || secret.length < MIN_SESSION_SECRET_LENGTH) {
+    throw new Error(
+      `SESSION_SECRET must be set, at least ${MIN_SESSION_SECRET_LENGTH} characters (npm start and npm run cluster set it).`,
+    );
+  }
+  return secret;
+}
+
+export const MIN_SESSION_SECRET_LENGTH = 32;
+
 let cached: ServerEnv | undefined;
 
 export function serverEnv(): ServerEnv {
@@ -164,6 +183,9 @@ const launcherEnvSchema = z.object({
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   // Unset means: 50 on the embedded database, the app's own default (200) otherwise.
   LAB_MAX_STORM_SIZE: z.coerce.number().int().min(2).max(1000).optional(),
+  // Signs browser sessions (see sessionSecret). Unset: made once and kept in SESSION_SECRET_FILE.
+  SESSION_SECRET: z.string().min(32).optional(),
+  SESSION_SECRET_FILE: z.string().default(".data/session-secret"),
 });
 
 export type LauncherEnv = z.infer<typeof launcherEnvSchema>;

@@ -1,6 +1,8 @@
+import type { Authenticator } from "@/lib/auth/accounts";
 import { db, sqlPool } from "@/lib/db/client";
 import { statementsOn } from "@/lib/db/statements";
 import { serverEnv } from "@/lib/env";
+import { clientAddress } from "@/lib/http/client-address";
 import { resumerOf, type Resumer } from "@/lib/idempotency/idempotent-endpoint";
 import { PrismaIdempotencyStore } from "@/lib/idempotency/prisma-store";
 import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
@@ -54,6 +56,17 @@ function buildServices() {
       limit: checkoutLimit,
       ...demos,
     });
+  /** New accounts per client address. */
+  const accountLimit = postgresRateLimit(statements, {
+    name: "accounts",
+    points: env.ACCOUNT_RATE_LIMIT,
+    windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+  });
+  const authenticator: Authenticator = {
+    db: database,
+    admitNewAccount: (request) =>
+      accountLimit.consume(clientAddress(request.headers, env.TRUSTED_PROXIES)),
+  };
   return {
     db: database,
     /** The same connections as `db`, for the hot path's plain SQL (lib/db/client.ts). */
@@ -63,12 +76,8 @@ function buildServices() {
     idempotencyStore,
     paymentProvider,
     checkoutFor,
-    /** New API accounts per client address. */
-    accountLimit: postgresRateLimit(statements, {
-      name: "accounts",
-      points: env.ACCOUNT_RATE_LIMIT,
-      windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
-    }),
+    /** Who is asking, and the per-address limit on new accounts (API and browser alike). */
+    authenticator,
     /** How the recovery worker resumes a stored request, by the endpoint that owns it. */
     resumerFor(method: string, path: string): Resumer | undefined {
       return method === "POST" && path === "/api/orders" ? resumerOf(checkoutFor()) : undefined;

@@ -18,6 +18,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { keptSecret } from "../lib/auth/kept-secret.ts";
 import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
 import { migrate } from "../lib/db/migrate.ts";
@@ -91,6 +92,8 @@ if (env.DATABASE_URL_FILE) {
   await writeFile(env.DATABASE_URL_FILE, databaseUrl);
 }
 
+const sessionSecret = env.SESSION_SECRET ?? (await keptSecret(env.SESSION_SECRET_FILE));
+
 const nextBin = path.resolve("node_modules", "next", "dist", "bin", "next");
 const child = spawn(
   process.execPath,
@@ -105,6 +108,7 @@ const child = spawn(
       // two connections' prepared statements would collide.
       ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
       DEMO_FAULTS: demoFaults,
+      SESSION_SECRET: sessionSecret,
       // The AWS SDK (the lab's DynamoDB) warns once that its releases after
       // January 2027 need Node 22; ours is pinned and runs on Node 20.19+.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",

@@ -1,8 +1,6 @@
-import { createApiAccount } from "@/lib/auth/accounts";
-import { clientAddress } from "@/lib/http/client-address";
+import { createApiAccount, tooManyAccounts } from "@/lib/auth/accounts";
 import { jsonResponse } from "@/lib/http/json";
 import { rateLimitedResponse } from "@/lib/http/request-problems";
-import { serverEnv } from "@/lib/env";
 import { getServices } from "@/lib/services";
 
 /**
@@ -12,15 +10,11 @@ import { getServices } from "@/lib/services";
  * caller can fill the accounts table.
  */
 export async function createAccount(request: Request): Promise<Response> {
-  const { db, accountLimit } = getServices();
-  const address = clientAddress(request.headers, serverEnv().TRUSTED_PROXIES);
-  const limit = await accountLimit.consume(address);
+  const { authenticator } = getServices();
+  const limit = await authenticator.admitNewAccount(request);
   if (!limit.allowed) {
-    return rateLimitedResponse(
-      `This address created more accounts than its rate limit allows. Retry after ${limit.retryAfterSeconds} s.`,
-      limit.retryAfterSeconds,
-    );
+    return rateLimitedResponse(tooManyAccounts(limit.retryAfterSeconds), limit.retryAfterSeconds);
   }
-  const account = await createApiAccount(db);
+  const account = await createApiAccount(authenticator.db);
   return jsonResponse(201, account, { "Cache-Control": "no-store" });
 }

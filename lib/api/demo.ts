@@ -1,4 +1,4 @@
-import { authenticate } from "@/lib/auth/accounts";
+import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import {
   demoFaultsDisabledResponse,
   demoFaultsEnabled,
@@ -19,9 +19,9 @@ export interface DemoSettingsView extends DemoSettings {
 
 /** GET /api/demo/settings: this account's demo faults, and whether the server allows any. */
 export async function getDemoSettings(request: Request): Promise<Response> {
-  const { db, statements } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const { authenticator, statements } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
   const settings = await demoSettingsFor(statements, auth.caller.accountId);
   return jsonResponse(
     200,
@@ -32,9 +32,9 @@ export async function getDemoSettings(request: Request): Promise<Response> {
 
 /** PUT /api/demo/settings: switch this account's demo faults (only on a server started with DEMO_FAULTS=on). */
 export async function putDemoSettings(request: Request): Promise<Response> {
-  const { db } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const { authenticator, db } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
   if (!demoFaultsEnabled()) {
     return demoFaultsDisabledResponse(
       "This server was started without DEMO_FAULTS=on, so server-side demo faults cannot be switched on.",

@@ -1,7 +1,6 @@
-import { authenticate } from "@/lib/auth/accounts";
+import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import { jsonResponse } from "@/lib/http/json";
 import { problemResponse, problemType } from "@/lib/http/problem";
-import { requestProblemResponse } from "@/lib/http/request-problems";
 import { inspectKey } from "@/lib/ledger/key-inspection";
 import { getServices } from "@/lib/services";
 
@@ -10,9 +9,9 @@ import { getServices } from "@/lib/services";
  * The key is the path segment, percent-encoded as any segment is.
  */
 export async function getKey(request: Request, key: string): Promise<Response> {
-  const { db, paymentProvider } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const { authenticator, db, paymentProvider } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
   const inspection = await inspectKey(db, paymentProvider, auth.caller.accountId, key);
   if (!inspection) {
     // The same answer for a key of another account as for one that never was.

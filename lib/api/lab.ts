@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authenticate } from "@/lib/auth/accounts";
+import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
 import { jsonResponse } from "@/lib/http/json";
 import { problemResponse, problemType } from "@/lib/http/problem";
@@ -47,9 +47,9 @@ const newRunSchema = z
 
 /** POST /api/lab/storms {strategy, size} (a storm) or {strategy, kind: "crash"} (the crash scenario) */
 export async function startStorm(request: Request): Promise<Response> {
-  const { db } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const { authenticator, db } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
   const parsed = newRunSchema.safeParse(read.json);
@@ -94,9 +94,9 @@ export async function startStorm(request: Request): Promise<Response> {
 
 /** GET /api/lab/storms: the latest storms, newest first, each with its report. */
 export async function listStorms(request: Request): Promise<Response> {
-  const { db, paymentProvider } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const { authenticator, db, paymentProvider } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
   const storms = await latestStorms(db, auth.caller.accountId, LISTED_STORMS + 1);
   const shown = storms.slice(0, LISTED_STORMS);
   // Each report asks the provider; a few at a time, as the ledger does.
@@ -112,9 +112,9 @@ export async function listStorms(request: Request): Promise<Response> {
 
 /** GET /api/lab/storms/{id} */
 export async function getStorm(request: Request, stormId: string): Promise<Response> {
-  const { db, paymentProvider } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const { authenticator, db, paymentProvider } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
   const storm = isUuid(stormId) ? await findStorm(db, auth.caller.accountId, stormId) : undefined;
   if (!storm) {
     return problemResponse({

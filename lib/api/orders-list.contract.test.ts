@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseUrl, createAccount, postOrder, type ApiAccount } from "@/lib/testing/api-client";
+import {
+  baseUrl,
+  createAccount,
+  getOrder,
+  postOrder,
+  type ApiAccount,
+} from "@/lib/testing/api-client";
 import { closeTestDb } from "@/lib/testing/database";
 
 /**
@@ -137,5 +143,17 @@ describe("GET /api/orders", () => {
     const { status, headers } = await list(undefined);
     expect(status).toBe(401);
     expect(headers.get("www-authenticate")).toMatch(/^Bearer /);
+  });
+});
+
+describe("GET /api/orders/{id}", () => {
+  it("answers the owner's order as private, never stored by a cache, and another account's as a 404, private too", async () => {
+    const own = await getOrder({ token: alice.token, id: aliceOrders[0]!.id });
+    expect(own.response.status).toBe(200);
+    expect(own.response.headers.get("cache-control")).toBe("private, no-store");
+
+    const other = await getOrder({ token: alice.token, id: bobOrder });
+    expect(other.response.status).toBe(404);
+    expect(other.response.headers.get("cache-control")).toBe("private, no-store");
   });
 });

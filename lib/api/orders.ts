@@ -1,4 +1,4 @@
-import { authenticate } from "@/lib/auth/accounts";
+import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
@@ -14,6 +14,9 @@ import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
 import { observeCheckout } from "@/lib/observability/metrics";
 import { orderView } from "@/lib/orders/order-view";
 import { getServices } from "@/lib/services";
+
+/** Every answer with account data: for this caller only, and kept by no cache. */
+const PRIVATE = { "Cache-Control": "private, no-store" };
 
 /** POST /api/orders, counted and timed by outcome (oncepay_checkout_outcomes_total). */
 export async function createOrder(request: Request): Promise<Response> {
@@ -41,9 +44,9 @@ export async function createOrder(request: Request): Promise<Response> {
  * under the key and the same key works once the window has room).
  */
 async function checkout(request: Request): Promise<{ outcome: Outcome; response: Response }> {
-  const { db, statements, checkoutFor } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return answer({ kind: auth.reason, detail: auth.detail });
+  const { authenticator, db, statements, checkoutFor } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return answer(auth.failure);
   const { accountId } = auth.caller;
 
   // The demo settings shape a checkout that charges: read once, if at all.
@@ -74,9 +77,9 @@ function answer(outcome: Outcome): { outcome: Outcome; response: Response } {
 
 /** GET /api/orders/{id}: the owner sees the order; anyone else learns nothing, not even that it exists. */
 export async function getOrder(request: Request, orderId: string): Promise<Response> {
-  const { db } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return outcomeToResponse({ kind: auth.reason, detail: auth.detail });
+  const { authenticator, db } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
 
   const order = isUuid(orderId)
     ? await db.order.findFirst({
@@ -85,14 +88,17 @@ export async function getOrder(request: Request, orderId: string): Promise<Respo
       })
     : null;
   if (!order) {
-    return problemResponse({
-      type: problemType("order-not-found"),
-      title: "Order not found",
-      status: 404,
-      detail: `No order ${orderId} for this account.`,
-    });
+    return problemResponse(
+      {
+        type: problemType("order-not-found"),
+        title: "Order not found",
+        status: 404,
+        detail: `No order ${orderId} for this account.`,
+      },
+      PRIVATE,
+    );
   }
-  return jsonResponse(200, orderView(order));
+  return jsonResponse(200, orderView(order), PRIVATE);
 }
 
 // Stripe's list defaults: 10 a page, at most 100.
@@ -100,9 +106,9 @@ const ORDER_LIST_LIMITS = { defaultLimit: 10, maxLimit: 100 };
 
 /** GET /api/orders?limit=&starting_after=: this account's orders, newest first. */
 export async function listOrders(request: Request): Promise<Response> {
-  const { db } = getServices();
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return outcomeToResponse({ kind: auth.reason, detail: auth.detail });
+  const { authenticator, db } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
   const query = parseListParams(new URL(request.url), ORDER_LIST_LIMITS);
   if (!query.ok) return invalidQuery(query.errors);
 
@@ -118,6 +124,6 @@ export async function listOrders(request: Request): Promise<Response> {
   return jsonResponse(
     200,
     { object: "list", data: page.orders.map(orderView), has_more: page.hasMore },
-    { "Cache-Control": "private, no-store" },
+    PRIVATE,
   );
 }

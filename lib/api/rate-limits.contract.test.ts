@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashToken } from "@/lib/auth/accounts";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
@@ -126,6 +127,31 @@ describe("rate limits", () => {
       status: 429,
     });
     expect((await accountFrom("6.6.6.6, 10.0.0.21")).status).toBe(201);
+  });
+
+  it("counts a browser's account, made on its session's first use, against its address's limit on new accounts", async () => {
+    const address = "10.0.0.40";
+    const newBrowser = async () =>
+      (await fetch(`${app.baseUrl}/`)).headers.get("set-cookie")!.split(";")[0]!;
+    const firstCall = (cookie: string) =>
+      fetch(`${app.baseUrl}/api/orders`, {
+        headers: { Cookie: cookie, "X-Forwarded-For": address },
+      });
+    const [first, second, third] = [await newBrowser(), await newBrowser(), await newBrowser()];
+
+    expect((await firstCall(first)).status).toBe(200);
+    expect((await accountFrom(address)).status).toBe(201);
+    const refused = await firstCall(second);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await refused.json()).toMatchObject({ type: "urn:oncepay:problem:rate-limited" });
+    const rows = rowsAt(app.databaseUrl);
+    const tokenOf = (cookie: string) => cookie.slice(cookie.indexOf("=") + 1);
+    expect(await rows.accountIdByTokenHash(hashToken(tokenOf(second)))).toBeUndefined();
+    // A browser that already has its account is not a new account.
+    expect((await firstCall(first)).status).toBe(200);
+    await delay(WINDOW_SECONDS * 1000);
+    expect((await firstCall(third)).status).toBe(200);
   });
 
   it("counts refused checkouts as rate_limited in the metrics", async () => {

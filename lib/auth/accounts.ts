@@ -4,10 +4,16 @@ import { checkSameOrigin } from "@/lib/auth/same-origin";
 import { addToContext } from "@/lib/observability/request-context";
 import {
   API_TOKEN_PATTERN,
+  HOST_SESSION_COOKIE,
   SESSION_COOKIE,
-  SESSION_TOKEN_PATTERN,
+  isIssuedSessionToken,
   mintApiToken,
+  sessionCookieName,
 } from "@/lib/auth/session-cookie";
+import { sessionSecret } from "@/lib/env";
+import { requestScheme } from "@/lib/http/request-scheme";
+import { rateLimitedResponse, requestProblemResponse } from "@/lib/http/request-problems";
+import type { LimitDecision } from "@/lib/limits/rate-limit";
 
 /**
  * Who is asking. API clients send `Authorization: Bearer <token>` (from
@@ -19,10 +25,35 @@ export interface Caller {
   accountId: string;
 }
 
-/** `cross-site`: a session cookie on a request another site made (403); `unauthenticated`: no usable credential (401). */
-export type AuthResult =
-  | { ok: true; caller: Caller }
-  | { ok: false; reason: "unauthenticated" | "cross-site"; detail: string };
+/**
+ * `unauthenticated`: no usable credential (401); `cross-site`: a session
+ * cookie on a request another site made (403); `rate-limited`: a new
+ * browser's account, past its address's limit on new accounts (429).
+ */
+export type AuthFailure =
+  | { kind: "unauthenticated" | "cross-site"; detail: string }
+  | { kind: "rate-limited"; detail: string; retryAfterSeconds: number };
+
+export type AuthResult = { ok: true; caller: Caller } | { ok: false; failure: AuthFailure };
+
+/** What authenticating needs: the accounts, and the per-address limit on new ones. */
+export interface Authenticator {
+  db: PrismaClient;
+  /** Counts one new account for the request's client address; refuses it once the window is full. */
+  admitNewAccount(request: Request): Promise<LimitDecision>;
+}
+
+/** The answer to a request that could not be authenticated. */
+export function authFailureResponse(failure: AuthFailure): Response {
+  return failure.kind === "rate-limited"
+    ? rateLimitedResponse(failure.detail, failure.retryAfterSeconds)
+    : requestProblemResponse(failure.kind, failure.detail);
+}
+
+/** The 429 detail of an address past its limit on new accounts, for API and browser accounts alike. */
+export function tooManyAccounts(retryAfterSeconds: number): string {
+  return `This address created more accounts than its rate limit allows. Retry after ${retryAfterSeconds} s.`;
+}
 
 /**
  * Which account a token stands for never changes (accounts are neither
@@ -70,21 +101,28 @@ export async function createApiAccount(db: PrismaClient): Promise<{ id: string; 
 }
 
 /** Who is asking; from here on the request's log lines name the account. */
-export async function authenticate(db: PrismaClient, request: Request): Promise<AuthResult> {
-  const result = await identify(db, request);
+export async function authenticate(auth: Authenticator, request: Request): Promise<AuthResult> {
+  const result = await identify(auth, request);
   if (result.ok) addToContext({ accountId: result.caller.accountId });
   return result;
 }
 
-async function identify(db: PrismaClient, request: Request): Promise<AuthResult> {
+async function identify(auth: Authenticator, request: Request): Promise<AuthResult> {
   const authorization = request.headers.get("authorization");
-  if (authorization !== null) return authenticateBearer(db, authorization);
+  if (authorization !== null) return authenticateBearer(auth.db, authorization);
 
-  const sessionToken = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
-  if (sessionToken !== undefined) {
+  // A write that carries a session cookie under either name is checked for
+  // its origin first: a cross-site write is refused as such. Only the name
+  // the request's scheme allows is a credential (over HTTPS, the __Host- one).
+  const cookies = request.headers.get("cookie");
+  const anySession =
+    readCookie(cookies, SESSION_COOKIE) ?? readCookie(cookies, HOST_SESSION_COOKIE);
+  if (anySession !== undefined) {
     const origin = checkSameOrigin(request);
-    if (!origin.ok) return { ok: false, reason: "cross-site", detail: origin.detail };
-    return authenticateSession(db, sessionToken);
+    if (!origin.ok) return { ok: false, failure: { kind: "cross-site", detail: origin.detail } };
+    const sessionToken = readCookie(cookies, sessionCookieName(requestScheme(request)));
+    if (sessionToken === undefined) return unauthenticated(NOT_ISSUED);
+    return authenticateSession(auth, request, sessionToken);
   }
 
   return unauthenticated(
@@ -92,8 +130,11 @@ async function identify(db: PrismaClient, request: Request): Promise<AuthResult>
   );
 }
 
+const NOT_ISSUED =
+  "The session cookie is not one this server issued. Reload the shop to get a new one.";
+
 function unauthenticated(detail: string): AuthResult {
-  return { ok: false, reason: "unauthenticated", detail };
+  return { ok: false, failure: { kind: "unauthenticated", detail } };
 }
 
 async function authenticateBearer(db: PrismaClient, authorization: string): Promise<AuthResult> {
@@ -109,18 +150,36 @@ async function authenticateBearer(db: PrismaClient, authorization: string): Prom
 
 /**
  * A browser's account is created the first time its session token is used,
- * so page loads never wait on the database. The INSERT … ON CONFLICT makes two
- * first requests from one new browser agree on one account.
+ * so page loads never wait on the database; only for a token this server
+ * signed, so a cookie planted by someone else is never an account, and only
+ * within its address's limit on new accounts, as POST /api/accounts is. The
+ * INSERT … ON CONFLICT makes two first requests from one new browser agree
+ * on one account.
  */
-async function authenticateSession(db: PrismaClient, token: string): Promise<AuthResult> {
-  if (!SESSION_TOKEN_PATTERN.test(token))
-    return unauthenticated("The session cookie is not valid. Reload the shop to get a new one.");
+async function authenticateSession(
+  { db, admitNewAccount }: Authenticator,
+  request: Request,
+  token: string,
+): Promise<AuthResult> {
+  if (!isIssuedSessionToken(token, sessionSecret())) return unauthenticated(NOT_ISSUED);
   const tokenHash = hashToken(token);
   const existing = await accountByTokenHash(db, tokenHash);
   if (existing) {
     return existing.kind === "browser"
       ? { ok: true, caller: { accountId: existing.id } }
       : unauthenticated("The session cookie is not valid.");
+  }
+  const admitted = await admitNewAccount(request);
+  if (!admitted.allowed) {
+    const { retryAfterSeconds } = admitted;
+    return {
+      ok: false,
+      failure: {
+        kind: "rate-limited",
+        retryAfterSeconds,
+        detail: tooManyAccounts(retryAfterSeconds),
+      },
+    };
   }
   await db.$executeRaw`INSERT INTO accounts (token_hash, kind) VALUES (${tokenHash}, 'browser') ON CONFLICT (token_hash) DO NOTHING`;
   const created = await db.account.findUniqueOrThrow({
@@ -139,7 +198,7 @@ export async function findSessionAccount(
   db: PrismaClient,
   token: string | undefined,
 ): Promise<string | undefined> {
-  if (token === undefined || !SESSION_TOKEN_PATTERN.test(token)) return undefined;
+  if (token === undefined || !isIssuedSessionToken(token, sessionSecret())) return undefined;
   const account = await accountByTokenHash(db, hashToken(token));
   return account?.kind === "browser" ? account.id : undefined;
 }

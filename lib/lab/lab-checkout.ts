@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { authenticate } from "@/lib/auth/accounts";
+import { authenticate, authFailureResponse, type Authenticator } from "@/lib/auth/accounts";
 import type { Database } from "@/lib/db/client";
 import type pg from "pg";
 import { run as runStatement, type Queryable } from "@/lib/db/sql";
@@ -64,16 +64,18 @@ export interface LabCheckout {
 export type LabCrashPoint = "after-charge";
 
 /** What the lab's strategies run on, handed over by the API layer. */
-export type LabServices = Pick<LabCheckout, "db" | "pool" | "statements" | "provider">;
+export type LabServices = Pick<LabCheckout, "db" | "pool" | "statements" | "provider"> & {
+  authenticator: Authenticator;
+};
 
 export async function runLabCheckout(
   request: Request,
-  { db, pool, statements, provider }: LabServices,
+  { authenticator, db, pool, statements, provider }: LabServices,
   strategy: LabOnlyStrategy,
   run: (checkout: LabCheckout) => Promise<Response>,
 ): Promise<Response> {
-  const auth = await authenticate(db, request);
-  if (!auth.ok) return requestProblemResponse(auth.reason, auth.detail);
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
   if (!demoFaultsEnabled()) {
     return demoFaultsDisabledResponse(
       `This server was started without DEMO_FAULTS=on, so the lab's "${LAB_STRATEGY_INFO[strategy].name}" strategy is switched off: it would charge twice on purpose.`,
