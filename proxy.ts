@@ -50,6 +50,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Pages only: API clients authenticate explicitly, and static files need no session.
-  matcher: ["/((?!api/|_next/|products/|favicon\\.ico|.*\\.(?:svg|png|ico|txt)$).*)"],
+  // Every page, whatever its path ends in (/keys/x.txt is a page): only the
+  // API (its clients authenticate explicitly) and the static files skip it.
+  matcher: ["/((?!api/|_next/|products/|icon\\.svg$|favicon\\.ico$).*)"],
 };

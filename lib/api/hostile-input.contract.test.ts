@@ -100,6 +100,17 @@ describe("the shop page", () => {
     expect(response.headers.get("cache-control")).not.toMatch(/s-maxage/);
   });
 
+  it.each(["/keys/x.txt", "/keys/x.png", "/keys/x.svg", "/keys/x.ico", "/orders.txt"])(
+    "treats %s as the page it names: a CSP and a session, as every page gets",
+    async (path) => {
+      const response = await fetch(`${baseUrl()}${path}`);
+
+      expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(response.headers.get("set-cookie")).toMatch(/^oncepay_session=ops_/);
+      expect(response.headers.get("cache-control")).toMatch(/private/);
+    },
+  );
+
   it("carries a CSP with a fresh script nonce and frame-ancestors 'none', and the other security headers", async () => {
     const [first, second] = await Promise.all([fetch(`${baseUrl()}/`), fetch(`${baseUrl()}/`)]);
     const nonceOf = (csp: string | null) => /'nonce-([^']+)'/.exec(csp ?? "")?.[1];
