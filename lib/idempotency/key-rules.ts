@@ -1,5 +1,6 @@
 import { assertNever } from "@/lib/assert-never";
-import type { Claim, ClaimResult, RecoveryPoint } from "@/lib/idempotency/store";
+import { randomUUID } from "node:crypto";
+import type { Claim, ClaimRequest, ClaimResult, RecoveryPoint } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 
 /**
@@ -71,20 +72,60 @@ export function takenOverClaim(keyId: string, leaseOwner: string, row: TakenOver
   }
 }
 
-/** What a key's row says to a claim that could not insert one: the same rules, in the same order, in every store. */
-export type ExistingKeyAnswer =
-  Exclude<ClaimResult, { kind: "claimed" }> | { kind: "lease-expired" };
+/** A key's existing row, as a claim that could not insert one reads it. */
+export interface ExistingKey {
+  id: string;
+  fingerprint: string;
+  complete: boolean;
+  /** Past its TTL and safe to delete (DISPOSABLE_WHEN_EXPIRED). */
+  disposable: boolean;
+  leaseExpired: boolean;
+  response(): StoredResponse;
+}
 
-export function existingKeyAnswer(
-  key: {
-    fingerprint: string;
-    complete: boolean;
-    leaseExpired: boolean;
-    response: () => StoredResponse;
-  },
-  fingerprint: string,
-): ExistingKeyAnswer {
-  if (key.fingerprint !== fingerprint) return { kind: "fingerprint-mismatch" };
-  if (key.complete) return { kind: "replay", stored: key.response() };
-  return key.leaseExpired ? { kind: "lease-expired" } : { kind: "in-flight" };
+/** The three steps a claim needs of a store; `claimKey` puts them in order. */
+export interface ClaimSteps {
+  /** INSERT … ON CONFLICT DO NOTHING: the new row's id, or the row that was there (null: none visible yet). */
+  insertOrRead(
+    request: ClaimRequest,
+    leaseOwner: string,
+  ): Promise<{ claimedId: string } | { claimedId: null; existing: ExistingKey | null }>;
+  /** Deletes the key if it is still disposable (the condition repeated, so a key taken over meanwhile stays). */
+  deleteIfDisposable(keyId: string): Promise<void>;
+  takeOverKey(keyId: string): Promise<Claim | undefined>;
+}
+
+/**
+ * The claim, the same rules in the same order for every store: a new row is
+ * ours; a disposable one is deleted and the key claimed afresh; otherwise
+ * the row answers (another request under the key: 422; complete: replay; a
+ * live lease: 409), and a lease that ran out is taken over.
+ */
+export async function claimKey(steps: ClaimSteps, request: ClaimRequest): Promise<ClaimResult> {
+  for (let pass = 0; pass < MAX_CLAIM_PASSES; pass++) {
+    const leaseOwner = randomUUID();
+    const attempt = await steps.insertOrRead(request, leaseOwner);
+    if (attempt.claimedId !== null) {
+      const claim: Claim = {
+        keyId: attempt.claimedId,
+        leaseOwner,
+        recoveryPoint: "claimed",
+        tookOver: false,
+      };
+      return { kind: "claimed", claim };
+    }
+    const { existing } = attempt;
+    // No row at all: released, reaped, or committed after the read's snapshot. The next pass sees which.
+    if (!existing) continue;
+    if (existing.disposable) {
+      await steps.deleteIfDisposable(existing.id);
+      continue;
+    }
+    if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
+    if (existing.complete) return { kind: "replay", stored: existing.response() };
+    if (!existing.leaseExpired) return { kind: "in-flight" };
+    const takenOver = await steps.takeOverKey(existing.id);
+    if (takenOver) return { kind: "claimed", claim: takenOver };
+  }
+  return { kind: "in-flight" };
 }

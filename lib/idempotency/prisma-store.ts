@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import { Prisma, type PrismaClient } from "@/lib/generated/prisma/client";
 import {
-  existingKeyAnswer,
-  MAX_CLAIM_PASSES,
+  claimKey,
+  DISPOSABLE_WHEN_EXPIRED,
   takenOverClaim,
+  type ClaimSteps,
+  type ExistingKey,
   type KeyTimings,
 } from "@/lib/idempotency/key-rules";
 import {
@@ -33,52 +35,14 @@ import type { OrderRows } from "@/lib/orders/record";
  * lease's time first reads `now()` from the database (databaseNow). A time
  * read a moment early is safe: the lease looks alive a moment longer.
  */
-export class PrismaIdempotencyStore implements IdempotencyStore {
+export class PrismaIdempotencyStore implements IdempotencyStore, ClaimSteps {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly timings: KeyTimings,
   ) {}
 
   async claimKey(request: ClaimRequest): Promise<ClaimResult> {
-    for (let pass = 0; pass < MAX_CLAIM_PASSES; pass++) {
-      const leaseOwner = randomUUID();
-      const { claimedId, now } = await this.insertClaim(request, leaseOwner);
-      if (claimedId) {
-        return {
-          kind: "claimed",
-          claim: { keyId: claimedId, leaseOwner, recoveryPoint: "claimed", tookOver: false },
-        };
-      }
-      const existing = await this.prisma.idempotencyKey.findUnique({
-        where: { accountId_idemKey: { accountId: request.accountId, idemKey: request.key } },
-        select: {
-          id: true,
-          fingerprint: true,
-          state: true,
-          leaseExpiresAt: true,
-          expiresAt: true,
-          responseStatus: true,
-          responseHeaders: true,
-          responseBody: true,
-        },
-      });
-      if (!existing) continue; // released or deleted since the INSERT: claim again
-      if (existing.expiresAt <= now && (await this.deleteIfDisposable(existing.id, now))) continue;
-      const answer = existingKeyAnswer(
-        {
-          fingerprint: existing.fingerprint,
-          complete: existing.state === "complete",
-          leaseExpired: existing.leaseExpiresAt !== null && existing.leaseExpiresAt <= now,
-          response: () => storedResponseOf(existing),
-        },
-        request.fingerprint,
-      );
-      if (answer.kind !== "lease-expired") return answer;
-
-      const takenOver = await this.takeOverKey(existing.id);
-      if (takenOver) return { kind: "claimed", claim: takenOver };
-    }
-    return { kind: "in-flight" };
+    return claimKey(this, request);
   }
 
   /**
@@ -88,10 +52,10 @@ export class PrismaIdempotencyStore implements IdempotencyStore {
    * any number of concurrent INSERTs get a row back. It also returns the
    * database's clock, for judging an existing row's lease and TTL.
    */
-  private async insertClaim(
+  async insertOrRead(
     request: ClaimRequest,
     leaseOwner: string,
-  ): Promise<{ claimedId: string | null; now: Date }> {
+  ): Promise<{ claimedId: string } | { claimedId: null; existing: ExistingKey | null }> {
     const { leaseSeconds, ttlSeconds } = this.timings;
     const [row] = await this.prisma.$queryRaw<{ claimed_id: string | null; now: Date }[]>`
       WITH claimed AS (
@@ -104,30 +68,47 @@ export class PrismaIdempotencyStore implements IdempotencyStore {
         RETURNING id
       )
       SELECT (SELECT id FROM claimed) AS claimed_id, now() AS now`;
-    return { claimedId: row!.claimed_id, now: row!.now };
-  }
-
-  /**
-   * Deletes a key past its TTL when nothing can be lost with it: complete,
-   * or in flight at `claimed` with its lease run out (the rule of
-   * DISPOSABLE_WHEN_EXPIRED, in the ORM's words). The condition is the
-   * DELETE's, so a key taken over or completed meanwhile is never deleted.
-   */
-  private async deleteIfDisposable(keyId: string, now: Date): Promise<boolean> {
-    const { count } = await this.prisma.idempotencyKey.deleteMany({
-      where: {
-        id: keyId,
-        expiresAt: { lte: now },
-        OR: [
-          { state: "complete" },
-          {
-            recoveryPoint: "claimed",
-            OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lte: now } }],
-          },
-        ],
+    const { claimed_id: claimedId, now } = row!;
+    if (claimedId) return { claimedId };
+    const key = await this.prisma.idempotencyKey.findUnique({
+      where: { accountId_idemKey: { accountId: request.accountId, idemKey: request.key } },
+      select: {
+        id: true,
+        fingerprint: true,
+        state: true,
+        recoveryPoint: true,
+        leaseExpiresAt: true,
+        expiresAt: true,
+        responseStatus: true,
+        responseHeaders: true,
+        responseBody: true,
       },
     });
-    return count === 1;
+    if (!key) return { claimedId: null, existing: null };
+    const complete = key.state === "complete";
+    const leaseExpired = key.leaseExpiresAt !== null && key.leaseExpiresAt <= now;
+    // DISPOSABLE_WHEN_EXPIRED, on the row as read (the DELETE checks it again).
+    const disposable =
+      key.expiresAt <= now &&
+      (complete ||
+        (key.recoveryPoint === "claimed" && (key.leaseExpiresAt === null || leaseExpired)));
+    return {
+      claimedId: null,
+      existing: {
+        id: key.id,
+        fingerprint: key.fingerprint,
+        complete,
+        disposable,
+        leaseExpired,
+        response: () => storedResponseOf(key),
+      },
+    };
+  }
+
+  /** The same DELETE as the reaper's: the condition repeated, so a key taken over or completed meanwhile stays. */
+  async deleteIfDisposable(keyId: string): Promise<void> {
+    await this.prisma.$executeRaw`
+      DELETE FROM idempotency_keys WHERE id = ${keyId}::uuid AND ${Prisma.raw(DISPOSABLE_WHEN_EXPIRED)}`;
   }
 
   /** Takes over a key whose holder's lease ran out. The UPDATE re-checks the lease on the newest row version: one winner. */

@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { rawSql, run, sql, type Queryable } from "@/lib/db/sql";
 import {
+  claimKey,
   DISPOSABLE_WHEN_EXPIRED,
-  existingKeyAnswer,
-  MAX_CLAIM_PASSES,
   takenOverClaim,
+  type ClaimSteps,
+  type ExistingKey,
   type KeyTimings,
   type TakenOverRow,
 } from "@/lib/idempotency/key-rules";
@@ -61,7 +62,7 @@ interface ExistingKeyRow {
  * comparisons use the database's clock, so several app instances with skewed
  * clocks agree on when a lease or a key has expired.
  */
-export class SqlIdempotencyStore implements IdempotencyStore {
+export class SqlIdempotencyStore implements IdempotencyStore, ClaimSteps {
   constructor(
     private readonly db: Queryable,
     private readonly timings: KeyTimings,
@@ -75,37 +76,7 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   }
 
   async claimKey(request: ClaimRequest): Promise<ClaimResult> {
-    for (let pass = 0; pass < MAX_CLAIM_PASSES; pass++) {
-      const leaseOwner = randomUUID();
-      const { claimedId, existing } = await this.insertUnlessPresent(request, leaseOwner);
-      if (claimedId) {
-        return {
-          kind: "claimed",
-          claim: { keyId: claimedId, leaseOwner, recoveryPoint: "claimed", tookOver: false },
-        };
-      }
-      // Neither a row nor a claim: a concurrent claim committed after this
-      // statement's snapshot. The next pass reads it.
-      if (!existing) continue;
-      if (existing.disposable) {
-        await this.deleteExpired(existing.id);
-        continue;
-      }
-      const answer = existingKeyAnswer(
-        {
-          fingerprint: existing.fingerprint,
-          complete: existing.state === "complete",
-          leaseExpired: existing.lease_expired,
-          response: () => storedResponseOf(existing),
-        },
-        request.fingerprint,
-      );
-      if (answer.kind !== "lease-expired") return answer;
-
-      const takenOver = await this.takeOverKey(existing.id);
-      if (takenOver) return { kind: "claimed", claim: takenOver };
-    }
-    return { kind: "in-flight" };
+    return claimKey(this, request);
   }
 
   /**
@@ -115,10 +86,10 @@ export class SqlIdempotencyStore implements IdempotencyStore {
    * duplicates apart: exactly one INSERT gets a row back, and every other
    * gets none (ON CONFLICT DO NOTHING waits for the winner to commit).
    */
-  private async insertUnlessPresent(
+  async insertOrRead(
     request: ClaimRequest,
     leaseOwner: string,
-  ): Promise<{ claimedId: string | null; existing: ExistingKeyRow | null }> {
+  ): Promise<{ claimedId: string } | { claimedId: null; existing: ExistingKey | null }> {
     const { leaseSeconds, ttlSeconds } = this.timings;
     const [row] = await run<{ claimed_id: string | null; existing: ExistingKeyRow | null }>(
       this.db,
@@ -137,11 +108,22 @@ export class SqlIdempotencyStore implements IdempotencyStore {
         )
         SELECT (SELECT id FROM claimed) AS claimed_id, (SELECT to_jsonb(existing) FROM existing) AS existing`,
     );
-    return { claimedId: row!.claimed_id, existing: row!.existing };
+    const { claimed_id: claimedId, existing } = row!;
+    if (claimedId) return { claimedId };
+    return {
+      claimedId: null,
+      existing: existing && {
+        id: existing.id,
+        fingerprint: existing.fingerprint,
+        complete: existing.state === "complete",
+        disposable: existing.disposable,
+        leaseExpired: existing.lease_expired,
+        response: () => storedResponseOf(existing),
+      },
+    };
   }
 
-  private async deleteExpired(keyId: string): Promise<void> {
-    // The condition is repeated so a key taken over or completed meanwhile is never deleted.
+  async deleteIfDisposable(keyId: string): Promise<void> {
     await this.db.query(
       `DELETE FROM idempotency_keys WHERE id = $1::uuid AND ${DISPOSABLE_WHEN_EXPIRED}`,
       [keyId],
