@@ -1,5 +1,6 @@
 /**
- * Starts OncePay: the database first, then the payment simulator, then Next.js.
+ * Starts OncePay: the database first, then the payment simulator, then
+ * Next.js behind OncePay's own HTTP server (scripts/serve.mts).
  *
  *   node --import tsx scripts/launch.mts start   # production server (after `next build`)
  *   node --import tsx scripts/launch.mts dev     # development server
@@ -23,6 +24,7 @@ import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
 import { migrate } from "../lib/db/migrate.ts";
 import { LAUNCHER_PID_ENV, stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
+import { typescriptScriptArgs } from "../lib/process/typescript-script.ts";
 import {
   LOCAL_SIMULATOR_SECRET_KEY,
   spawnPaymentSimulator,
@@ -94,14 +96,17 @@ if (env.DATABASE_URL_FILE) {
 
 const sessionSecret = env.SESSION_SECRET ?? (await keptSecret(env.SESSION_SECRET_FILE));
 
-const nextBin = path.resolve("node_modules", "next", "dist", "bin", "next");
 const child = spawn(
   process.execPath,
-  [nextBin, mode, "--port", String(env.PORT), "--hostname", env.HOSTNAME],
+  typescriptScriptArgs(path.resolve("scripts", "serve.mts"), mode),
   {
     stdio: "inherit",
     env: {
       ...process.env,
+      // What `next start` and `next dev` would set: React's production or development build.
+      NODE_ENV: mode === "start" ? "production" : "development",
+      PORT: String(env.PORT),
+      HOSTNAME: env.HOSTNAME,
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
       // All of the embedded database's connections share one session, where

@@ -25,11 +25,6 @@ import { sendWire, type WireRequest, type WireResponse } from "@/lib/testing/raw
  * status and problem+json DESIGN.md promises, never a 5xx, nothing stored
  * or charged for the account (our rows, the simulator's ledger, the lab's
  * keyless charges), and the key still usable afterwards.
- *
- * Not in the corpus, because they are 5xx answered by Next.js before any of
- * our code runs (see the branch's report): TRACE on any path (undici's
- * Request refuses the method), and a dynamic segment that does not
- * percent-decode (GET /api/orders/%ZZ), vercel/next.js#92527.
  */
 afterAll(closeTestDb);
 
@@ -184,6 +179,7 @@ describe("the bad-input corpus", () => {
         "auth",
         "tenants",
         "methods",
+        "paths",
         "forged-headers",
       ]),
     );

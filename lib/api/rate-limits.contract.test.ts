@@ -7,7 +7,7 @@ import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 import { total } from "@/lib/testing/prometheus-text";
-import { sendOverlapping } from "@/lib/testing/raw-http";
+import { postFrom, sendOverlapping } from "@/lib/testing/raw-http";
 import { rowsAt } from "@/lib/testing/rows";
 
 /**
@@ -169,6 +169,43 @@ describe("rate limits", () => {
       { outcome: "rate_limited" },
     );
     expect(after - before).toBe(1);
+  });
+});
+
+describe("new accounts per address with no proxy in front (the npm start default)", () => {
+  // No trusted proxy: the address is the connection's peer, whatever
+  // X-Forwarded-For says. Each 127.x.y.z is another client on loopback.
+  let direct: AppServer;
+
+  beforeAll(async () => {
+    direct = await startAppServer({
+      env: {
+        ACCOUNT_RATE_LIMIT: String(ACCOUNTS),
+        RATE_LIMIT_WINDOW_SECONDS: "60",
+        TRUSTED_PROXIES: "0",
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await direct?.stop();
+  });
+
+  it("counts the connection's address: a forged X-Forwarded-For, X-Real-IP or Forwarded does not escape the limit", async () => {
+    const url = `${direct.baseUrl}/api/accounts`;
+    const forgeries: Record<string, string>[] = [
+      { "X-Forwarded-For": "203.0.113.1" },
+      { "X-Forwarded-For": "203.0.113.2, 198.51.100.2" },
+      { "X-Forwarded-For": "203.0.113.3", "X-Real-IP": "203.0.113.3" },
+      { Forwarded: "for=203.0.113.4" },
+    ];
+    const statuses = [];
+    for (const headers of forgeries)
+      statuses.push((await postFrom("127.0.0.4", url, headers)).status);
+
+    expect(statuses).toEqual([201, 201, 429, 429]);
+    // Another address is another bucket.
+    expect((await postFrom("127.0.0.5", url, {})).status).toBe(201);
   });
 });
 

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import http from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -9,6 +8,7 @@ import { setFaults } from "@/lib/testing/payment-simulator";
 import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database";
 import { total } from "@/lib/testing/prometheus-text";
 import { checkoutUntilAnswered, type AttemptRecord } from "@/lib/testing/retrying-checkout";
+import { postFrom } from "@/lib/testing/raw-http";
 import { rowsIn, type Rows } from "@/lib/testing/rows";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 
@@ -334,23 +334,4 @@ function describeAttempts(attempts: readonly AttemptRecord[]): string {
   return attempts
     .map((attempt) => `${attempt.status ?? "no answer"}${attempt.replayed ? " (replay)" : ""}`)
     .join(", ");
-}
-
-function postFrom(
-  localAddress: string,
-  url: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: "POST", localAddress, headers }, (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-      );
-    });
-    request.on("error", reject);
-    request.end();
-  });
 }

@@ -1,23 +1,20 @@
 /**
  * The address a request came from, for per-address limits.
  *
- * Route handlers never see the socket: Next.js records its peer in
- * X-Forwarded-For, but only when the request has no such header, and each
- * proxy in front appends the address it was reached from. So with
- * `trustedProxies` proxies in front (the cluster's balancer is one), the
- * client is the entry the outermost of them appended, counted from the
- * right, and whatever a caller wrote to the left of it is ignored: a forged
- * X-Forwarded-For does not move a caller to another address. With none in
- * front, the last entry is the peer Next.js recorded, unless the caller sent
- * the header itself; only a proxy in front (or a listener on 127.0.0.1, the
- * default) closes that gap, which is why a deployment puts one there.
+ * Every proxy appends to X-Forwarded-For the address it was reached from,
+ * and OncePay's own server (lib/http/front-door.ts) appends its peer, the
+ * connection's other end, before a route handler sees the request. So the
+ * client is the entry `trustedProxies` hops left of the last one: the peer
+ * itself with no proxy in front, the entry the balancer appended behind one
+ * (the cluster). Whatever a caller wrote to the left of that is ignored: a
+ * forged X-Forwarded-For does not move a caller to another address.
  */
 export function clientAddress(headers: Headers, trustedProxies: number): string {
   const hops = (headers.get("x-forwarded-for") ?? "")
     .split(",")
     .map((hop) => hop.trim())
     .filter((hop) => hop.length > 0);
-  const address = hops[hops.length - Math.max(trustedProxies, 1)];
+  const address = hops[hops.length - 1 - trustedProxies];
   return address === undefined ? "unknown" : normalize(address);
 }
 

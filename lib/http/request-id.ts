@@ -12,6 +12,10 @@ const BALANCER_REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$/;
  * none or it does not look like one.
  */
 export function requestIdFor(request: Request): string {
-  const given = request.headers.get(REQUEST_ID_HEADER);
-  return given !== null && BALANCER_REQUEST_ID.test(given) ? given : randomUUID();
+  return requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
+}
+
+/** The same, from the header's value as received (anything but a string when there is none). */
+export function requestIdFrom(given: unknown): string {
+  return typeof given === "string" && BALANCER_REQUEST_ID.test(given) ? given : randomUUID();
 }

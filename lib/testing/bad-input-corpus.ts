@@ -22,6 +22,7 @@ export type CorpusGroup =
   | "auth"
   | "tenants"
   | "methods"
+  | "paths"
   | "forged-headers";
 
 export interface CorpusContext {
@@ -940,6 +941,37 @@ export const CORPUS: CorpusClass[] = [
     name: "POST /api/orders/ (a trailing slash)",
     request: (c) => checkout(c, { path: "/api/orders/" }),
     expected: { answer: "redirect", location: "/api/orders" },
+  },
+
+  ...["TRACE", "PROPFIND"].map((method): CorpusClass => ({
+    group: "methods",
+    name: `${method} /api/orders, which Next.js's router cannot take (its 500 before our code)`,
+    request: (c) => checkout(c, { method }),
+    expected: notAllowed,
+    expectHeader: ["allow", /^GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS$/],
+  })),
+
+  // Paths that do not percent-decode: Next.js answered 500 before any of our
+  // code ran (vercel/next.js#92527); OncePay's server refuses them first.
+  ...["/api/orders/%ZZ", "/api/keys/%E0%A4%A", "/api/lab/storms/%C0%AF", "/keys/%E0%A4%A"].map(
+    (path): CorpusClass => ({
+      group: "paths",
+      name: `GET ${path}`,
+      request: read(path),
+      expected: problem(400, "malformed-path"),
+    }),
+  ),
+  {
+    group: "paths",
+    name: "POST to an undecodable path, with a key and a body",
+    request: (c) => checkout(c, { path: "/api/orders/%ZZ" }),
+    expected: problem(400, "malformed-path"),
+  },
+  {
+    group: "forged-headers",
+    name: "X-Forwarded-Proto: https over plain HTTP, with no proxy in front",
+    request: (c) => checkout(c, { extra: [["X-Forwarded-Proto", "https"]] }),
+    expected: { answer: "paid", amount: VALID_PRICE },
   },
 
   // Forged headers: none of them changes who pays, what, or where the order is.

@@ -217,3 +217,26 @@ function dechunk(bytes: Buffer): Buffer {
     offset = lineEnd + 2 + size + 2;
   }
 }
+
+/**
+ * A bodiless POST sent from a given local address: on Linux every 127.x.y.z
+ * is loopback, so each address is another client to the server.
+ */
+export function postFrom(
+  localAddress: string,
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: "POST", localAddress, headers }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (body += chunk));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+      );
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}

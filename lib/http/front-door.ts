@@ -1,0 +1,110 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { REQUEST_ID_HEADER } from "@/lib/http/headers";
+import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
+import { requestIdFrom } from "@/lib/http/request-id";
+import { SECURITY_HEADERS } from "@/lib/http/security-headers";
+
+/**
+ * What OncePay's own HTTP server (scripts/serve.mts) does with a request
+ * before Next.js sees it. Two jobs, both about what a client can write:
+ *
+ * - Refuse what Next.js would answer with a 500 before any of our code runs
+ *   (a path that does not percent-decode, a method its router cannot take):
+ *   a 400 or 405 problem+json here, so nothing a client sends is a 5xx.
+ * - Say who the client is. Next.js records the peer in X-Forwarded-For only
+ *   when the request has none, so a caller that sends its own header picks
+ *   its address. Here the peer is always appended, as every proxy does, and
+ *   with no trusted proxy in front the scheme is the connection's own.
+ *
+ * Imports nothing of the app beyond header, problem and request-id helpers: it runs
+ * for every request, pages and static files included.
+ */
+
+/** The methods Next.js's router serves; it throws on any other (TRACE, PROPFIND, …). */
+export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+export interface Refusal {
+  status: 400 | 405;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The answer for a request Next.js cannot route, or undefined to pass it on. */
+export function refusalFor(request: {
+  method: string;
+  target: string;
+  headers: IncomingHttpHeaders;
+}): Refusal | undefined {
+  const { method, target } = request;
+  const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER.toLowerCase()]);
+  if (!SERVED_METHODS.includes(method))
+    return refusal(
+      requestId,
+      405,
+      "method-not-allowed",
+      "Method not allowed",
+      `OncePay does not answer ${method}. Its endpoints answer at most ${SERVED_METHODS.join(", ")}.`,
+      { Allow: SERVED_METHODS.join(", ") },
+    );
+  if (!decodes(target))
+    return refusal(
+      requestId,
+      400,
+      "malformed-path",
+      "Malformed path",
+      "The path has a percent-encoding that is not UTF-8 (such as %ZZ or a cut-off sequence).",
+    );
+  return undefined;
+}
+
+/**
+ * The forwarding headers the app reads, rewritten from what a proxy can
+ * vouch for: the peer appended to X-Forwarded-For (lib/http/client-address.ts
+ * counts back from it past `trustedProxies`), and, with no proxy to say
+ * otherwise, X-Forwarded-Proto set from the connection.
+ */
+export function forwardingHeaders(
+  headers: IncomingHttpHeaders,
+  connection: { peer: string | undefined; encrypted: boolean },
+  trustedProxies: number,
+): { "x-forwarded-for": string; "x-forwarded-proto"?: string } {
+  const received = headers["x-forwarded-for"];
+  const chain = [received, connection.peer ?? "unknown"].filter((hop) => hop !== undefined);
+  return {
+    "x-forwarded-for": chain.join(", "),
+    ...(trustedProxies === 0 && { "x-forwarded-proto": connection.encrypted ? "https" : "http" }),
+  };
+}
+
+// The path as sent, still percent-encoded, whether the target is
+// origin-form ("/a?b") or, from a client talking as to a proxy,
+// absolute-form ("http://host/a?b").
+function decodes(target: string): boolean {
+  try {
+    decodeURIComponent(new URL(target, "http://origin.invalid").pathname);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function refusal(
+  requestId: string,
+  status: Refusal["status"],
+  slug: string,
+  title: string,
+  detail: string,
+  extraHeaders: Record<string, string> = {},
+): Refusal {
+  return {
+    status,
+    headers: {
+      ...SECURITY_HEADERS,
+      "Content-Type": PROBLEM_CONTENT_TYPE,
+      "Cache-Control": "no-store",
+      [REQUEST_ID_HEADER]: requestId,
+      ...extraHeaders,
+    },
+    body: JSON.stringify({ type: problemType(slug), title, status, detail }),
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * OncePay's HTTP server: Next.js behind a front door of our own
+ * (lib/http/front-door.ts), which refuses what Next.js would answer with a
+ * 500 and records the connection's peer, so a forged X-Forwarded-For cannot
+ * choose a caller's address. The launcher starts it in place of `next start`
+ * or `next dev`:
+ *
+ *   node --import tsx scripts/serve.mts start|dev
+ *
+ * On SIGTERM or SIGINT it stops taking connections, lets the requests in
+ * progress finish, closes Next.js and exits, as `next start` does; the
+ * launcher kills it if that takes too long.
+ */
+import { createServer } from "node:http";
+import type { TLSSocket } from "node:tls";
+import next from "next";
+import { frontDoorEnv } from "../lib/env.ts";
+import { forwardingHeaders, refusalFor } from "../lib/http/front-door.ts";
+
+const mode = process.argv[2];
+if (mode !== "start" && mode !== "dev") {
+  console.error("usage: node --import tsx scripts/serve.mts start|dev");
+  process.exit(2);
+}
+
+// As `next start` names its process: ps, the soak's memory probe and the
+// shutdown tests find the server by it.
+process.title = "next-server (oncepay)";
+
+const { PORT, HOSTNAME, TRUSTED_PROXIES } = frontDoorEnv();
+const app = next({ dev: mode === "dev", hostname: HOSTNAME, port: PORT });
+const handle = app.getRequestHandler();
+await app.prepare();
+
+const server = createServer((request, response) => {
+  const refusal = refusalFor({
+    method: request.method ?? "",
+    target: request.url ?? "",
+    headers: request.headers,
+  });
+  if (refusal)
+    return void response
+      .writeHead(refusal.status, {
+        ...refusal.headers,
+        "Content-Length": Buffer.byteLength(refusal.body),
+      })
+      .end(refusal.body);
+  Object.assign(
+    request.headers,
+    forwardingHeaders(
+      request.headers,
+      {
+        peer: request.socket.remoteAddress,
+        encrypted: (request.socket as Partial<TLSSocket>).encrypted === true,
+      },
+      TRUSTED_PROXIES,
+    ),
+  );
+  handle(request, response).catch((error: unknown) => {
+    // Next.js answers its own errors; this is for a bug in it that escapes.
+    console.error("[oncepay] Next.js failed to handle a request", error);
+    if (!response.headersSent) response.writeHead(500);
+    response.end();
+  });
+});
+// The development server's hot reload talks over a websocket.
+if (mode === "dev") server.on("upgrade", app.getUpgradeHandler());
+
+server.listen(PORT, HOSTNAME, () => {
+  console.log(`[oncepay] serving ${mode === "dev" ? "development" : "production"} build`);
+  console.log(`[oncepay] listening on http://${HOSTNAME}:${PORT}`);
+});
+
+let stopping = false;
+for (const [signal, exitCode] of [
+  ["SIGTERM", 143],
+  ["SIGINT", 130],
+] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    server.close(() => void app.close().finally(() => process.exit(exitCode)));
+    // Keep-alive connections with no request in progress would hold close() open.
+    server.closeIdleConnections();
+  });
+}
