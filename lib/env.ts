@@ -195,20 +195,6 @@ export function launcherEnv(): LauncherEnv {
 }
 
 /**
- * What OncePay's HTTP server (scripts/serve.mts, started by the launcher)
- * reads before it hands a request to Next.js.
- */
-const frontDoorEnvSchema = z.object({
-  PORT: launcherEnvSchema.shape.PORT,
-  HOSTNAME: launcherEnvSchema.shape.HOSTNAME,
-  TRUSTED_PROXIES: serverEnvSchema.shape.TRUSTED_PROXIES,
-});
-
-export function frontDoorEnv(): z.infer<typeof frontDoorEnvSchema> {
-  return frontDoorEnvSchema.parse(process.env);
-}
-
-/**
  * What `npm run cluster` (scripts/cluster.mts) reads. It needs a real
  * PostgreSQL server: PgBouncer cannot sit in front of the embedded database.
  */

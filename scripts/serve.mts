@@ -12,10 +12,9 @@
  * launcher kills it if that takes too long.
  */
 import { createServer } from "node:http";
-import type { TLSSocket } from "node:tls";
 import next from "next";
-import { frontDoorEnv } from "../lib/env.ts";
-import { forwardingHeaders, refusalFor } from "../lib/http/front-door.ts";
+import { launcherEnv } from "../lib/env.ts";
+import { forwardedFor, refusalFor } from "../lib/http/front-door.ts";
 
 const mode = process.argv[2];
 if (mode !== "start" && mode !== "dev") {
@@ -27,7 +26,7 @@ if (mode !== "start" && mode !== "dev") {
 // shutdown tests find the server by it.
 process.title = "next-server (oncepay)";
 
-const { PORT, HOSTNAME, TRUSTED_PROXIES } = frontDoorEnv();
+const { PORT, HOSTNAME } = launcherEnv();
 const app = next({ dev: mode === "dev", hostname: HOSTNAME, port: PORT });
 const handle = app.getRequestHandler();
 await app.prepare();
@@ -45,16 +44,9 @@ const server = createServer((request, response) => {
         "Content-Length": Buffer.byteLength(refusal.body),
       })
       .end(refusal.body);
-  Object.assign(
-    request.headers,
-    forwardingHeaders(
-      request.headers,
-      {
-        peer: request.socket.remoteAddress,
-        encrypted: (request.socket as Partial<TLSSocket>).encrypted === true,
-      },
-      TRUSTED_PROXIES,
-    ),
+  request.headers["x-forwarded-for"] = forwardedFor(
+    request.headers["x-forwarded-for"],
+    request.socket.remoteAddress,
   );
   handle(request, response).catch((error: unknown) => {
     // Next.js answers its own errors; this is for a bug in it that escapes.

@@ -111,6 +111,22 @@ describe("the shop page", () => {
     },
   );
 
+  it.each(["/orders", "/keys/some-key", "/"])(
+    "answers the flight data (RSC) of %s, which carries the account's data, private, no-store and varying on RSC",
+    async (path) => {
+      const cookie = (await fetch(`${baseUrl()}/`)).headers.get("set-cookie")!.split(";")[0]!;
+      const response = await fetch(`${baseUrl()}${path}`, {
+        headers: { Cookie: cookie, RSC: "1" },
+      });
+
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toMatch(/^text\/x-component/);
+      expect(response.headers.get("cache-control")).toMatch(/private/);
+      expect(response.headers.get("cache-control")).toMatch(/no-store/);
+      expect(response.headers.get("vary")?.toLowerCase()).toMatch(/(^|,\s*)rsc(,|$)/);
+    },
+  );
+
   it("carries a CSP with a fresh script nonce and frame-ancestors 'none', and the other security headers", async () => {
     const [first, second] = await Promise.all([fetch(`${baseUrl()}/`), fetch(`${baseUrl()}/`)]);
     const nonceOf = (csp: string | null) => /'nonce-([^']+)'/.exec(csp ?? "")?.[1];

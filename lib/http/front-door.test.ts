@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { forwardingHeaders, refusalFor } from "@/lib/http/front-door";
+import { forwardedFor, refusalFor } from "@/lib/http/front-door";
 
 function refusal(method: string, target: string) {
   return refusalFor({ method, target, headers: {} });
@@ -56,23 +56,9 @@ describe("the front door", () => {
     expect(replaced?.headers["X-Request-Id"]).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it("appends the peer to X-Forwarded-For and, with no proxy trusted, sets the scheme from the connection", () => {
-    expect(
-      forwardingHeaders(
-        { "x-forwarded-for": "6.6.6.6", "x-forwarded-proto": "https" },
-        { peer: "127.0.0.1", encrypted: false },
-        0,
-      ),
-    ).toEqual({ "x-forwarded-for": "6.6.6.6, 127.0.0.1", "x-forwarded-proto": "http" });
-  });
-
-  it("leaves the scheme to a trusted proxy", () => {
-    expect(
-      forwardingHeaders(
-        { "x-forwarded-proto": "https" },
-        { peer: "10.0.0.2", encrypted: false },
-        1,
-      ),
-    ).toEqual({ "x-forwarded-for": "10.0.0.2" });
+  it("appends the peer to X-Forwarded-For, after whatever the caller or a proxy wrote", () => {
+    expect(forwardedFor("6.6.6.6, 10.0.0.1", "127.0.0.1")).toBe("6.6.6.6, 10.0.0.1, 127.0.0.1");
+    expect(forwardedFor(undefined, "::1")).toBe("::1");
+    expect(forwardedFor(undefined, undefined)).toBe("unknown");
   });
 });

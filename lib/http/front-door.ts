@@ -13,8 +13,7 @@ import { SECURITY_HEADERS } from "@/lib/http/security-headers";
  *   a 400 or 405 problem+json here, so nothing a client sends is a 5xx.
  * - Say who the client is. Next.js records the peer in X-Forwarded-For only
  *   when the request has none, so a caller that sends its own header picks
- *   its address. Here the peer is always appended, as every proxy does, and
- *   with no trusted proxy in front the scheme is the connection's own.
+ *   its address. Here the peer is always appended, as every proxy does.
  *
  * Imports nothing of the app beyond header, problem and request-id helpers: it runs
  * for every request, pages and static files included.
@@ -58,22 +57,15 @@ export function refusalFor(request: {
 }
 
 /**
- * The forwarding headers the app reads, rewritten from what a proxy can
- * vouch for: the peer appended to X-Forwarded-For (lib/http/client-address.ts
- * counts back from it past `trustedProxies`), and, with no proxy to say
- * otherwise, X-Forwarded-Proto set from the connection.
+ * X-Forwarded-For as the app reads it (lib/http/client-address.ts counts
+ * back from its end past the trusted proxies): what arrived, with the
+ * connection's peer appended.
  */
-export function forwardingHeaders(
-  headers: IncomingHttpHeaders,
-  connection: { peer: string | undefined; encrypted: boolean },
-  trustedProxies: number,
-): { "x-forwarded-for": string; "x-forwarded-proto"?: string } {
-  const received = headers["x-forwarded-for"];
-  const chain = [received, connection.peer ?? "unknown"].filter((hop) => hop !== undefined);
-  return {
-    "x-forwarded-for": chain.join(", "),
-    ...(trustedProxies === 0 && { "x-forwarded-proto": connection.encrypted ? "https" : "http" }),
-  };
+export function forwardedFor(
+  received: string | string[] | undefined,
+  peer: string | undefined,
+): string {
+  return [received ?? [], peer ?? "unknown"].flat().join(", ");
 }
 
 // The path as sent, still percent-encoded, whether the target is

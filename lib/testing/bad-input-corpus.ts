@@ -967,12 +967,6 @@ export const CORPUS: CorpusClass[] = [
     request: (c) => checkout(c, { path: "/api/orders/%ZZ" }),
     expected: problem(400, "malformed-path"),
   },
-  {
-    group: "forged-headers",
-    name: "X-Forwarded-Proto: https over plain HTTP, with no proxy in front",
-    request: (c) => checkout(c, { extra: [["X-Forwarded-Proto", "https"]] }),
-    expected: { answer: "paid", amount: VALID_PRICE },
-  },
 
   // Forged headers: none of them changes who pays, what, or where the order is.
   {
