@@ -116,7 +116,7 @@ export function configuredLogLevel(): LogLevel {
 }
 
 /**
- * Whether this is the development server (`next dev` sets NODE_ENV). Apart
+ * Whether this is the development server (the launcher sets NODE_ENV for `npm run dev`). Apart
  * from serverEnv() because proxy.ts needs it on every page load and must not
  * depend on the rest of the configuration.
  */

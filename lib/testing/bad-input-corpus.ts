@@ -945,7 +945,7 @@ export const CORPUS: CorpusClass[] = [
 
   ...["TRACE", "PROPFIND"].map((method): CorpusClass => ({
     group: "methods",
-    name: `${method} /api/orders, which Next.js's router cannot take (its 500 before our code)`,
+    name: `${method} /api/orders, a method Next.js's router cannot take (TRACE was its 500)`,
     request: (c) => checkout(c, { method }),
     expected: notAllowed,
     expectHeader: ["allow", /^GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS$/],
