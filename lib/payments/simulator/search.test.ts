@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { pageToken, parseSearchQuery, readPageToken } from "@/lib/payments/simulator/search";
+import {
+  MAX_SEARCH_CLAUSES,
+  MAX_SEARCH_QUERY_LENGTH,
+  pageToken,
+  parseSearchQuery,
+  readPageToken,
+  readSearchQuery,
+} from "@/lib/payments/simulator/search";
 import { newSecretKey, stripeFor, withTestSimulator } from "@/lib/testing/payment-simulator";
 
 describe("parseSearchQuery", () => {
@@ -32,6 +39,56 @@ describe("parseSearchQuery", () => {
     "customer:'cus_1'",
   ])("refuses %j, saying what it supports", (query) => {
     expect(parseSearchQuery(query)).toMatchObject({ ok: false, message: expect.any(String) });
+  });
+
+  it(`takes ${MAX_SEARCH_CLAUSES} clauses, as Stripe does, and refuses one more`, () => {
+    const clauses = (count: number) =>
+      Array.from({ length: count }, (_, index) => `metadata['k${index}']:'v'`).join(" AND ");
+    expect(parseSearchQuery(clauses(MAX_SEARCH_CLAUSES))).toMatchObject({ ok: true });
+    expect(parseSearchQuery(clauses(MAX_SEARCH_CLAUSES + 1))).toEqual({
+      ok: false,
+      message: `Search queries are limited to ${MAX_SEARCH_CLAUSES} clauses.`,
+    });
+  });
+
+  it(`refuses a query over ${MAX_SEARCH_QUERY_LENGTH} characters before reading it, blanks included`, () => {
+    const longest = `metadata['k']:'${"v".repeat(MAX_SEARCH_QUERY_LENGTH - 16)}'`;
+    expect(longest).toHaveLength(MAX_SEARCH_QUERY_LENGTH);
+    expect(parseSearchQuery(longest)).toMatchObject({ ok: true });
+    for (const query of [`${longest} `, " ".repeat(16_000), `status:'a'${" ".repeat(16_000)}b`])
+      expect(parseSearchQuery(query)).toEqual({
+        ok: false,
+        message: `Search queries are limited to ${MAX_SEARCH_QUERY_LENGTH} characters; this one has ${query.length}.`,
+      });
+  });
+
+  // With the bounds lifted, a query 8 times as long costs about 8 times as
+  // much to read; a parse that rescans (the old split on /\s+AND\s+/ did, at
+  // every blank of a run) costs 64 times as much. The best of five runs
+  // keeps a garbage collection or a busy neighbour out of the figures, and
+  // 24 sits three times from either. Each shape is one that made a scan
+  // start over: a long run of blanks, blanks before an AND cut short, a
+  // quote never closed. Many clauses allocate one object each, so their
+  // cost is the clause bound's business (above).
+  it.each([
+    ["a run of blanks between clause and text", (n: number) => `status:'a'${" ".repeat(n)}b`],
+    ["a run of blanks before an AND cut short", (n: number) => `status:'a'${" ".repeat(n)}AN`],
+    ["a quote never closed", (n: number) => `metadata['${"x".repeat(n)}`],
+    ["a long value (the benign case)", (n: number) => `status:'${"x".repeat(n)}'`],
+  ])("reads %s in time linear in its length", (_shape, query) => {
+    const unbounded = { maxLength: Infinity, maxClauses: Infinity };
+    const cost = (text: string) => {
+      let best = Infinity;
+      for (let run = 0; run < 5; run++) {
+        const started = performance.now();
+        readSearchQuery(text, unbounded);
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const short = cost(query(50_000));
+    const long = cost(query(400_000));
+    expect(long / short).toBeLessThan(24);
   });
 });
 
@@ -188,6 +245,35 @@ describe("GET /v1/payment_intents/search", () => {
       type: "invalid_request_error",
       code: "parameter_unknown",
       param: "starting_after",
+    });
+  });
+
+  it("answers 16,000 `+` between a clause and the rest with 400 param query, by the length rule, before reading the query", async () => {
+    const query = new URLSearchParams({ query: `status:'succeeded'${" ".repeat(16_000)}x` });
+    expect(query.toString()).toContain("+".repeat(16_000));
+    const response = await fetch(`${simulator.url}/v1/payment_intents/search?${query}`, {
+      headers: { Authorization: `Bearer ${await newSecretKey(simulator)}` },
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: unknown }).error).toEqual({
+      type: "invalid_request_error",
+      param: "query",
+      message: `Search queries are limited to ${MAX_SEARCH_QUERY_LENGTH} characters; this one has 16019.`,
+    });
+  });
+
+  it(`answers ${MAX_SEARCH_CLAUSES + 1} clauses with 400 param query, through the SDK as StripeInvalidRequestError`, async () => {
+    const query = Array.from({ length: MAX_SEARCH_CLAUSES + 1 }, () => "status:'succeeded'").join(
+      " AND ",
+    );
+    const error = await stripeFor(simulator, await newSecretKey(simulator))
+      .paymentIntents.search({ query })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(error).toMatchObject({
+      statusCode: 400,
+      param: "query",
+      message: `Search queries are limited to ${MAX_SEARCH_CLAUSES} clauses.`,
     });
   });
 

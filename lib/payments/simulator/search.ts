@@ -24,23 +24,53 @@ export type ParsedQuery =
   | { ok: true; clauses: SearchClause[] }
   | { ok: false; message: string; code?: "parameter_missing" };
 
-// field:'value' or field:"value", metadata with its key in brackets.
-const CLAUSE =
-  /^(?:metadata\[(?:'([^']*)'|"([^"]*)")\]|(status|currency)):(?:'([^']*)'|"([^"]*)")$/;
+// Stripe's own limit on the clauses of one search query.
+export const MAX_SEARCH_CLAUSES = 10;
+// Ten of the longest clause Stripe can match, metadata['<key of 40>']:'<value
+// of 500>' (555 characters each), with room for the ANDs between them: no
+// longer query can be one worth answering, so it is refused before parsing.
+export const MAX_SEARCH_QUERY_LENGTH = 6000;
 
+// Sticky (`y`): each matches at the cursor only, never searching ahead, and
+// what it scans it consumes, so a parse reads every character a bounded
+// number of times. A split on /\s+AND\s+/ did not: at every blank of a long
+// run it rescanned the rest of the run, quadratic in the run's length.
+// field:'value' or field:"value", metadata with its key in brackets.
+const CLAUSE = /(?:metadata\[(?:'([^']*)'|"([^"]*)")\]|(status|currency)):(?:'([^']*)'|"([^"]*)")/y;
+const AND = /\s+AND\s+/y;
+const BLANKS = /\s*/y;
+
+/** At most MAX_SEARCH_QUERY_LENGTH characters and MAX_SEARCH_CLAUSES clauses, read in one pass. */
 export function parseSearchQuery(query: string): ParsedQuery {
-  const parts = query.trim().split(/\s+AND\s+/);
+  return readSearchQuery(query, {
+    maxLength: MAX_SEARCH_QUERY_LENGTH,
+    maxClauses: MAX_SEARCH_CLAUSES,
+  });
+}
+
+/** The parse itself, its bounds given: search.test.ts lifts them to show that its cost is linear. */
+export function readSearchQuery(
+  query: string,
+  bounds: { maxLength: number; maxClauses: number },
+): ParsedQuery {
+  if (query.length > bounds.maxLength)
+    return {
+      ok: false,
+      message: `Search queries are limited to ${bounds.maxLength} characters; this one has ${query.length}.`,
+    };
   if (query.trim() === "")
     return { ok: false, message: "Missing required param: query.", code: "parameter_missing" };
   const clauses: SearchClause[] = [];
-  for (const part of parts) {
-    const match = CLAUSE.exec(part.trim());
-    if (!match) {
+  let at = skip(BLANKS, query, 0);
+  for (;;) {
+    if (clauses.length === bounds.maxClauses)
       return {
         ok: false,
-        message: `The payment simulator cannot search for ${JSON.stringify(part)}. It supports metadata['key']:'value', status:'value' and currency:'value', joined by AND.`,
+        message: `Search queries are limited to ${bounds.maxClauses} clauses.`,
       };
-    }
+    CLAUSE.lastIndex = at;
+    const match = CLAUSE.exec(query);
+    if (!match) return unsupported(query, at);
     const value = match[4] ?? match[5] ?? "";
     const key = match[1] ?? match[2];
     clauses.push(
@@ -48,8 +78,28 @@ export function parseSearchQuery(query: string): ParsedQuery {
         ? { field: "metadata", key, value }
         : { field: match[3] as "status" | "currency", value },
     );
+    at = CLAUSE.lastIndex;
+    const afterAnd = skip(AND, query, at);
+    if (afterAnd === at) break;
+    at = afterAnd;
   }
+  if (skip(BLANKS, query, at) !== query.length) return unsupported(query, at);
   return { ok: true, clauses };
+}
+
+/** Where `pattern` ends when it matches at `at`; `at` itself when it does not. */
+function skip(pattern: RegExp, text: string, at: number): number {
+  pattern.lastIndex = at;
+  return pattern.test(text) ? pattern.lastIndex : at;
+}
+
+function unsupported(query: string, at: number): ParsedQuery {
+  const rest = query.slice(at).trim();
+  const shown = rest.length > 60 ? `${rest.slice(0, 60)}…` : rest;
+  return {
+    ok: false,
+    message: `The payment simulator cannot search for ${JSON.stringify(shown)}. It supports metadata['key']:'value', status:'value' and currency:'value', joined by AND.`,
+  };
 }
 
 const KNOWN = new Set(["query", "limit", "page"]);
