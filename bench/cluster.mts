@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { startCluster, type Cluster } from "../lib/cluster/cluster.ts";
+import { newAdminKey } from "../lib/payments/simulator/admin-key.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "../lib/http/headers.ts";
 import { cpuSecondsBy, machineTicks, type ProcessGroup } from "./process-cpu.ts";
 import { cpus } from "node:os";
@@ -60,6 +61,7 @@ for (const size of SIZES) {
     port: 0,
     poolerPoolSize: 20,
     instancePoolMax: 10,
+    simulatorAdminKey: newAdminKey(),
     output: "keep",
     instanceEnv: { LOG_LEVEL: "warn", CHECKOUT_RATE_LIMIT: "100000000" },
   });

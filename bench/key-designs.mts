@@ -19,6 +19,7 @@ import { randomUUID } from "node:crypto";
 import { createClient } from "@redis/client";
 import { IDEMPOTENCY_KEY_HEADER } from "../lib/http/headers.ts";
 import { LAB_STRATEGIES, LAB_STRATEGY_INFO, type LabStrategy } from "../lib/lab/strategies.ts";
+import { newAdminKey } from "../lib/payments/simulator/admin-key.ts";
 import {
   LOCAL_SIMULATOR_SECRET_KEY,
   spawnPaymentSimulator,
@@ -45,6 +46,8 @@ const simulator = await spawnPaymentSimulator({
   databaseUrl,
   port: 0,
   apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
+  // The bench never calls the admin API; the simulator needs a key all the same.
+  adminKey: newAdminKey(),
 });
 const provider = await countingHttpProxy(simulator.url);
 const dynalite = await spawnService({

@@ -159,6 +159,18 @@ export function serverEnv(): ServerEnv {
 }
 
 /**
+ * The key of the payment simulator's admin API (/_simulator/*), for the
+ * simulator the launcher or the cluster starts. Unset: made once and kept in
+ * SIMULATOR_ADMIN_KEY_FILE, where tests and tools read it. The simulator
+ * checks the key's form itself (lib/payments/simulator/env.ts) and refuses
+ * to start without a good one.
+ */
+const simulatorAdminKeyEnv = {
+  SIMULATOR_ADMIN_KEY: z.string().min(32).optional(),
+  SIMULATOR_ADMIN_KEY_FILE: z.string().min(1).default(".data/simulator-admin-key"),
+};
+
+/**
  * What the launcher (scripts/launch.mts) reads before Next.js starts. With no
  * DATABASE_URL it starts the embedded database and passes its URL on.
  */
@@ -181,6 +193,7 @@ const launcherEnvSchema = z.object({
   PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   // Where the simulator the launcher starts listens; 0 picks a free port.
   SIMULATOR_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  ...simulatorAdminKeyEnv,
   // Unset means: 50 on the embedded database, the app's own default (200) otherwise.
   LAB_MAX_STORM_SIZE: z.coerce.number().int().min(2).max(1000).optional(),
   // Signs browser sessions (see sessionSecret). Unset: made once and kept in SESSION_SECRET_FILE.
@@ -214,6 +227,7 @@ const clusterEnvSchema = z.object({
   CLUSTER_POOLER_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
   // Each instance's pool: its connections to PgBouncer, which are cheap.
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  ...simulatorAdminKeyEnv,
 });
 
 export type ClusterEnv = z.infer<typeof clusterEnvSchema>;

@@ -5,6 +5,7 @@
  * Needs DATABASE_URL (a PostgreSQL server). Ctrl-C stops everything.
  */
 import { spawnSync } from "node:child_process";
+import { keptSecret } from "../lib/auth/kept-secret.ts";
 import { startCluster } from "../lib/cluster/cluster.ts";
 import { clusterEnv } from "../lib/env.ts";
 import { typescriptScriptArgs } from "../lib/process/typescript-script.ts";
@@ -31,6 +32,10 @@ const cluster = await startCluster({
   port: env.PORT,
   poolerPoolSize: env.CLUSTER_POOLER_POOL_SIZE,
   instancePoolMax: env.DATABASE_POOL_MAX,
+  // As npm start does: given, or made once and kept where tools read it.
+  simulatorAdminKey:
+    env.SIMULATOR_ADMIN_KEY ??
+    (await keptSecret(env.SIMULATOR_ADMIN_KEY_FILE, "payment simulator admin key")),
   output: "inherit",
 });
 
@@ -51,11 +56,16 @@ const rows = [
     cluster.pooler.url.replace(/\/\/[^@]*@/, "//"),
     cluster.pooler.process.pid,
   ],
-  ["payment simulator (shared)", cluster.simulator.url, cluster.simulator.pid],
+  [
+    `payment simulator (shared; admin key ${env.SIMULATOR_ADMIN_KEY ? "from SIMULATOR_ADMIN_KEY" : `in ${env.SIMULATOR_ADMIN_KEY_FILE}`})`,
+    cluster.simulator.url,
+    cluster.simulator.pid,
+  ],
 ];
 console.log("\n[oncepay] cluster ready:");
+const whatWidth = Math.max(...rows.map(([what]) => String(what).length));
 for (const [what, where, pid] of rows)
-  console.log(`  ${String(what).padEnd(56)} ${String(where).padEnd(70)} pid ${pid}`);
+  console.log(`  ${String(what).padEnd(whatWidth)} ${String(where).padEnd(70)} pid ${pid}`);
 console.log("\n[oncepay] Ctrl-C stops everything this started.\n");
 
 let stopping = false;

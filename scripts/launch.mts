@@ -182,15 +182,21 @@ async function startPayments(
     console.log("[oncepay] payments: Stripe test mode (from STRIPE_SECRET_KEY)");
     return { env: { STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY } };
   }
+  // The app never calls the admin API; the key is for tests and tools,
+  // which read it from the file (or were the ones to give it).
+  const adminKey =
+    env.SIMULATOR_ADMIN_KEY ??
+    (await keptSecret(env.SIMULATOR_ADMIN_KEY_FILE, "payment simulator admin key"));
   // The simulator accepts only keys it was given or registered: the app's must be one.
   const simulator = await spawnPaymentSimulator({
     databaseUrl,
     port: env.SIMULATOR_PORT,
     poolMax: embedded ? 1 : undefined,
     apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
+    adminKey,
   });
   console.log(
-    `[oncepay] payments: Stripe API at the local payment simulator ${simulator.url} (no STRIPE_SECRET_KEY set)`,
+    `[oncepay] payments: Stripe API at the local payment simulator ${simulator.url} (no STRIPE_SECRET_KEY set); admin key ${env.SIMULATOR_ADMIN_KEY ? "from SIMULATOR_ADMIN_KEY" : `in ${env.SIMULATOR_ADMIN_KEY_FILE}`}`,
   );
   return {
     env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY },

@@ -1,8 +1,9 @@
 /**
  * Runs the Stripe-compatible payment simulator on its own:
  *
- *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/oncepay tsx scripts/payment-simulator.mts
+ *   SIMULATOR_ADMIN_KEY=… DATABASE_URL=postgresql://postgres@127.0.0.1:5432/oncepay tsx scripts/payment-simulator.mts
  *
+ * SIMULATOR_ADMIN_KEY (required) is what its admin API (/_simulator/*) takes;
  * SIMULATOR_PORT (12111) and SIMULATOR_HOST (127.0.0.1) say where it listens;
  * SIMULATOR_POOL_MAX (10) is its connection pool (1 on the embedded database);
  * SIMULATOR_API_KEYS the API keys it accepts, comma-separated (more can be
@@ -28,6 +29,7 @@ const simulator = await startPaymentSimulator({
   host: env.SIMULATOR_HOST,
   poolMax: env.SIMULATOR_POOL_MAX,
   apiKeys: env.SIMULATOR_API_KEYS,
+  adminKey: env.SIMULATOR_ADMIN_KEY,
 });
 console.log(
   `[payment-simulator] listening on ${simulator.url} (Stripe API subset; admin under ${simulator.url}/_simulator/; ${env.SIMULATOR_API_KEYS.length} configured API key(s))`,

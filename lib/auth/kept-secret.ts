@@ -4,14 +4,15 @@ import path from "node:path";
 import { MIN_SESSION_SECRET_LENGTH } from "@/lib/env";
 
 /**
- * The session secret the launcher hands the app when none is given: made
- * once and kept in a file only its owner reads, so sessions outlive a
- * restart, and every instance started from this checkout agrees. Several
- * launchers starting at once agree too: the first to create the file wins,
- * and the others read it.
+ * A secret the launcher makes when none is given: made once and kept in a
+ * file only its owner reads, so it outlives a restart, and every instance
+ * started from this checkout agrees. Several launchers starting at once
+ * agree too: the first to create the file wins, and the others read it.
+ * The session secret is kept so (sessions outlive a restart), and so is the
+ * payment simulator's admin key (the tools that use it read the file).
  */
-export async function keptSecret(file: string): Promise<string> {
-  const existing = await readSecret(file);
+export async function keptSecret(file: string, what = "session secret"): Promise<string> {
+  const existing = await readSecret(file, what);
   if (existing !== undefined) return existing;
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   // Written aside, then linked into place: the file appears whole or not at
@@ -24,13 +25,13 @@ export async function keptSecret(file: string): Promise<string> {
     return secret;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return (await readSecret(file))!;
+    return (await readSecret(file, what))!;
   } finally {
     await unlink(draft);
   }
 }
 
-async function readSecret(file: string): Promise<string | undefined> {
+async function readSecret(file: string, what: string): Promise<string | undefined> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -41,7 +42,7 @@ async function readSecret(file: string): Promise<string | undefined> {
   const secret = text.trim();
   if (secret.length < MIN_SESSION_SECRET_LENGTH) {
     throw new Error(
-      `${file} holds no usable session secret (under ${MIN_SESSION_SECRET_LENGTH} characters); delete it and start again.`,
+      `${file} holds no usable ${what} (under ${MIN_SESSION_SECRET_LENGTH} characters); delete it and start again.`,
     );
   }
   return secret;

@@ -3,6 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
+import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { cartBody, createAccount } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
 import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database";
@@ -47,6 +48,7 @@ describeOnServer(
         port: 0,
         poolerPoolSize: 10,
         instancePoolMax: 10,
+        simulatorAdminKey: newAdminKey(),
         output: "keep",
         instanceEnv: {
           LOG_LEVEL: "info",

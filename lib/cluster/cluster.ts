@@ -49,6 +49,8 @@ export interface ClusterOptions {
   instancePoolMax: number;
   /** Set on every instance (lease, recovery interval, log level, limits). */
   instanceEnv?: Record<string, string>;
+  /** What the shared payment simulator's admin API takes (lib/payments/simulator/admin-key.ts). */
+  simulatorAdminKey: string;
   /** "inherit": to the terminal; "keep": in memory, for output(part). */
   output: "inherit" | "keep";
 }
@@ -80,6 +82,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       databaseUrl: options.databaseUrl,
       port: await freePort(),
       apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
+      adminKey: options.simulatorAdminKey,
     });
     started.push(simulator);
 

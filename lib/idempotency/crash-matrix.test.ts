@@ -180,10 +180,9 @@ describe.each(STORES)("on the %s store", (storeName) => {
           const keyRow = await rowsAt(server.databaseUrl).keyRow(account.id, key);
           // The provider's own ledger: every charge made for this account (a fresh account per run), under
           // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
-          const ledger = await ledgerFor(
-            { url: server.paymentSimulatorUrl },
-            { idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id) },
-          );
+          const ledger = await ledgerFor(server.paymentSimulator, {
+            idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id),
+          });
           const stuck = await rowsAt(server.databaseUrl).stuckKeys(account.id);
 
           // Tally first, so that the table shows what went wrong even when a check below fails.

@@ -6,7 +6,7 @@ import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import type { PaymentProvider } from "@/lib/payments/provider";
-import { ledgerFor } from "@/lib/testing/payment-simulator";
+import { appSimulator, ledgerFor } from "@/lib/testing/payment-simulator";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
@@ -98,10 +98,9 @@ describe("the recovery worker", () => {
     expect(await countRows("payments", shopper.id)).toBe(1);
     // The worker asked the provider again (nothing recorded its answer), and got the first charge back.
     expect(recovering.provider.callsFor(paymentProviderKey(shopper.id, row!.id))).toBe(1);
-    const ledger = await ledgerFor(
-      { url: inject("paymentSimulatorUrl") },
-      { idempotencyKey: paymentProviderKey(shopper.id, row!.id) },
-    );
+    const ledger = await ledgerFor(appSimulator(), {
+      idempotencyKey: paymentProviderKey(shopper.id, row!.id),
+    });
     expect(ledger.charges).toHaveLength(1);
     expect(row!.response_body).toMatchObject({ payment: { id: ledger.payment_intents[0]?.id } });
 
@@ -149,10 +148,9 @@ describe("the recovery worker", () => {
         },
       },
     });
-    const ledger = await ledgerFor(
-      { url: inject("paymentSimulatorUrl") },
-      { idempotencyKey: paymentProviderKey(shopper.id, died!.id) },
-    );
+    const ledger = await ledgerFor(appSimulator(), {
+      idempotencyKey: paymentProviderKey(shopper.id, died!.id),
+    });
     expect(ledger.charges).toHaveLength(1);
   });
 
@@ -234,10 +232,9 @@ describe("the recovery worker", () => {
 
     expect(report.completed).toBeGreaterThanOrEqual(1);
     expect(repriced.provider.callsFor(paymentProviderKey(shopper.id, died!.id))).toBe(1);
-    const ledger = await ledgerFor(
-      { url: inject("paymentSimulatorUrl") },
-      { idempotencyKey: paymentProviderKey(shopper.id, died!.id) },
-    );
+    const ledger = await ledgerFor(appSimulator(), {
+      idempotencyKey: paymentProviderKey(shopper.id, died!.id),
+    });
     expect(ledger.payment_intents.map((intent) => intent.amount)).toEqual([chargedTotal]);
     expect(ledger.charges).toHaveLength(1);
     const { rows } = await testDb().query(`SELECT total_amount FROM orders WHERE account_id = $1`, [
@@ -286,10 +283,9 @@ describe("the recovery worker", () => {
     });
     expect(
       (
-        await ledgerFor(
-          { url: inject("paymentSimulatorUrl") },
-          { idempotencyKey: paymentProviderKey(shopper.id, kept!.id) },
-        )
+        await ledgerFor(appSimulator(), {
+          idempotencyKey: paymentProviderKey(shopper.id, kept!.id),
+        })
       ).charges,
     ).toHaveLength(1);
     expect(await countRows("orders", shopper.id)).toBe(1);

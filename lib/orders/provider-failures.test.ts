@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
 import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import {
+  appSimulator,
   ledgerFor,
   newSecretKey,
   setFaults,
@@ -105,7 +106,6 @@ describe("the checkout endpoint when the provider fails", () => {
 });
 
 describe("the app when the provider's answer is lost (over HTTP)", () => {
-  const appSimulator = () => ({ url: inject("paymentSimulatorUrl") });
   afterEach(async () => {
     await setFaults(appSimulator(), {});
   });

@@ -16,8 +16,12 @@ export interface AppServer {
   baseUrl: string;
   databaseUrl: string;
   realPostgres: boolean;
-  /** The payment simulator the launcher started for this app (its own process and port). */
-  paymentSimulatorUrl: string;
+  /**
+   * The payment simulator the launcher started for this app (its own process
+   * and port), with the admin key the launcher made for it. Throws for an
+   * app pointed elsewhere (PAYMENT_SIMULATOR_URL, STRIPE_SECRET_KEY).
+   */
+  readonly paymentSimulator: { url: string; adminKey: string };
   /** Settles with the exit code when the app's process ends (for crash tests). */
   exited: Promise<number | null>;
   /** The launcher's pid, which is also the process group of Next.js and the simulator. */
@@ -47,9 +51,12 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   const port = await freePort();
   const simulatorPort = await freePort();
   const databaseUrlFile = path.join(workDir, "database-url");
+  const simulatorAdminKeyFile = path.join(workDir, "simulator-admin-key");
   const realPostgres = Boolean(process.env.DATABASE_URL) && !options.embedded;
   const inherited = { ...process.env };
   if (options.embedded) delete inherited.DATABASE_URL;
+  // The launcher makes a key of its own and leaves it where this reads it.
+  delete inherited.SIMULATOR_ADMIN_KEY;
 
   const output: string[] = [];
   const child = startProcess({
@@ -65,6 +72,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       // passes DEMO_FAULTS: "off" in options.env, which wins.
       DEMO_FAULTS: "on",
       SIMULATOR_PORT: String(simulatorPort),
+      SIMULATOR_ADMIN_KEY_FILE: simulatorAdminKeyFile,
       // Tests run the recovery worker and the reaper themselves, when they
       // choose, so that no background run races a test's own assertions.
       RECOVERY_INTERVAL_SECONDS: "0",
@@ -90,12 +98,26 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     throw new Error(`${(error as Error).message}:\n${output.join("")}`);
   }
   const databaseUrl = (await readFile(databaseUrlFile, "utf8")).trim();
+  // Written before the simulator starts, so present once the app serves, if it started one.
+  const simulatorAdminKey = await readFile(simulatorAdminKeyFile, "utf8").then(
+    (text) => text.trim(),
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    },
+  );
 
   return {
     baseUrl,
     databaseUrl,
     realPostgres,
-    paymentSimulatorUrl: `http://127.0.0.1:${simulatorPort}`,
+    get paymentSimulator() {
+      if (simulatorAdminKey === undefined)
+        throw new Error(
+          "This app was given a payment provider (PAYMENT_SIMULATOR_URL or STRIPE_SECRET_KEY): its launcher started no simulator",
+        );
+      return { url: `http://127.0.0.1:${simulatorPort}`, adminKey: simulatorAdminKey };
+    },
     exited: child.exited,
     processGroup: child.pid,
     output: () => output.join(""),

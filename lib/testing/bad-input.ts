@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { expect, inject } from "vitest";
+import { expect } from "vitest";
 import { hashToken } from "@/lib/auth/accounts";
 import { findProduct } from "@/lib/orders/catalog";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import { baseUrl, browserSession } from "@/lib/testing/api-client";
 import { LAB_PROVIDER_KEY_PREFIX } from "@/lib/lab/charge-tags";
 import { accountIdByTokenHash, providerIntents, tableCounts } from "@/lib/testing/database";
-import { ledgerFor } from "@/lib/testing/payment-simulator";
+import { appSimulator, ledgerFor } from "@/lib/testing/payment-simulator";
 import type { WireResponse } from "@/lib/testing/raw-http";
 
 /**
@@ -25,8 +25,6 @@ export interface Footprint {
   labCharges: number;
 }
 
-const simulator = () => ({ url: inject("paymentSimulatorUrl") });
-
 export async function footprintOf(accountId: string): Promise<Footprint> {
   const [rows, charges, lab] = await Promise.all([
     tableCounts(accountId),
@@ -41,7 +39,7 @@ export async function chargedAmount(
   accountId: string,
   paymentIntentId: string,
 ): Promise<number | undefined> {
-  const ledger = await ledgerFor(simulator(), {
+  const ledger = await ledgerFor(appSimulator(), {
     idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId),
   });
   return ledger.payment_intents.find((intent) => intent.id === paymentIntentId)?.amount;

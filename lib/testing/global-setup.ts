@@ -39,7 +39,8 @@ export default async function setup(project: TestProject) {
   project.provide("baseUrl", server.baseUrl);
   project.provide("databaseUrl", server.databaseUrl);
   project.provide("realPostgres", server.realPostgres);
-  project.provide("paymentSimulatorUrl", server.paymentSimulatorUrl);
+  project.provide("paymentSimulatorUrl", server.paymentSimulator.url);
+  project.provide("paymentSimulatorAdminKey", server.paymentSimulator.adminKey);
   project.provide("labDynamoDbUrl", dynamodb.url);
   project.provide("labRedisUrl", redis.url);
   if (!server.realPostgres) {
@@ -59,6 +60,8 @@ declare module "vitest" {
     databaseUrl: string;
     realPostgres: boolean;
     paymentSimulatorUrl: string;
+    /** The admin key the launcher made for that simulator (its admin API, /_simulator/*). */
+    paymentSimulatorAdminKey: string;
     /** The lab's DynamoDB (dynalite) and Redis, which the shared app is pointed at. */
     labDynamoDbUrl: string;
     labRedisUrl: string;

@@ -1,5 +1,6 @@
 import Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, inject } from "vitest";
+import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { startPaymentSimulator, type PaymentSimulator } from "@/lib/payments/simulator/server";
 import type { FaultSettings } from "@/lib/payments/simulator/faults";
@@ -10,6 +11,25 @@ import type { FaultSettings } from "@/lib/payments/simulator/faults";
  * API. Each test registers its own account (newSecretKey), so tests never
  * see each other's objects or keys.
  */
+
+/** What an admin call needs: where the simulator is and its admin key. */
+export type SimulatorAdmin = Pick<PaymentSimulator, "url" | "adminKey">;
+
+/** The simulator the shared test app's launcher started (global-setup.ts), with the key it made. */
+export function appSimulator(): SimulatorAdmin {
+  return { url: inject("paymentSimulatorUrl"), adminKey: inject("paymentSimulatorAdminKey") };
+}
+
+/** A call to the admin API (/_simulator/…), with the admin key. */
+export function adminFetch(
+  simulator: SimulatorAdmin,
+  path: string,
+  init: RequestInit = {},
+): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${simulator.adminKey}`);
+  return fetch(`${simulator.url}${path}`, { ...init, headers });
+}
 export async function startTestSimulator(): Promise<PaymentSimulator> {
   return startPaymentSimulator({
     databaseUrl: inject("databaseUrl"),
@@ -17,6 +37,7 @@ export async function startTestSimulator(): Promise<PaymentSimulator> {
     poolMax: inject("realPostgres") ? 10 : 1,
     // An app pointed at this simulator (PAYMENT_SIMULATOR_URL) is given this key by its launcher.
     apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
+    adminKey: newAdminKey(),
   });
 }
 
@@ -47,6 +68,9 @@ export function withTestSimulator(): PaymentSimulator {
     get port() {
       return started().port;
     },
+    get adminKey() {
+      return started().adminKey;
+    },
     close: () => started().close(),
   };
 }
@@ -57,17 +81,15 @@ export interface RegisteredKeys {
 }
 
 /** A new account at the simulator (POST /_simulator/api_keys): its secret and restricted key. */
-export async function newApiKeys(
-  simulator: Pick<PaymentSimulator, "url">,
-): Promise<RegisteredKeys> {
-  const response = await fetch(`${simulator.url}/_simulator/api_keys`, { method: "POST" });
+export async function newApiKeys(simulator: SimulatorAdmin): Promise<RegisteredKeys> {
+  const response = await adminFetch(simulator, "/_simulator/api_keys", { method: "POST" });
   if (response.status !== 201)
     throw new Error(`POST /_simulator/api_keys answered ${response.status}`);
   return (await response.json()) as RegisteredKeys;
 }
 
 /** The secret key of a new account, for a test that wants one to itself. */
-export async function newSecretKey(simulator: Pick<PaymentSimulator, "url">): Promise<string> {
+export async function newSecretKey(simulator: SimulatorAdmin): Promise<string> {
   return (await newApiKeys(simulator)).secret_key;
 }
 
@@ -123,7 +145,7 @@ export interface LedgerView {
 }
 
 export async function ledgerFor(
-  simulator: Pick<PaymentSimulator, "url">,
+  simulator: SimulatorAdmin,
   filter: { idempotencyKey?: string; idempotencyKeyPrefix?: string; paymentIntent?: string },
 ): Promise<LedgerView> {
   const query = new URLSearchParams();
@@ -131,17 +153,17 @@ export async function ledgerFor(
   if (filter.idempotencyKeyPrefix !== undefined)
     query.set("idempotency_key_prefix", filter.idempotencyKeyPrefix);
   if (filter.paymentIntent !== undefined) query.set("payment_intent", filter.paymentIntent);
-  const response = await fetch(`${simulator.url}/_simulator/ledger?${query}`);
+  const response = await adminFetch(simulator, `/_simulator/ledger?${query}`);
   if (response.status !== 200)
     throw new Error(`GET /_simulator/ledger answered ${response.status}`);
   return (await response.json()) as LedgerView;
 }
 
 export async function setFaults(
-  simulator: Pick<PaymentSimulator, "url">,
+  simulator: SimulatorAdmin,
   settings: Partial<FaultSettings>,
 ): Promise<Response> {
-  return fetch(`${simulator.url}/_simulator/faults`, {
+  return adminFetch(simulator, "/_simulator/faults", {
     method: "PUT",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(settings),

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { simulatorEnv } from "@/lib/payments/simulator/env";
 
 const DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/oncepay";
+const SIMULATOR_ADMIN_KEY = newAdminKey();
 const envOf = (variables: Record<string, string>) =>
-  simulatorEnv({ NODE_ENV: "test", DATABASE_URL, ...variables });
+  simulatorEnv({ NODE_ENV: "test", DATABASE_URL, SIMULATOR_ADMIN_KEY, ...variables });
 
 describe("SIMULATOR_API_KEYS", () => {
   it("lists the keys the simulator accepts, comma-separated; unset is none", () => {
@@ -18,6 +20,24 @@ describe("SIMULATOR_API_KEYS", () => {
     (key) => {
       expect(() => envOf({ SIMULATOR_API_KEYS: `sk_test_fine,${key}` })).toThrow(
         /SIMULATOR_API_KEYS must list test-mode keys/,
+      );
+    },
+  );
+});
+
+describe("SIMULATOR_ADMIN_KEY", () => {
+  it("is required: the admin API takes no call without it", () => {
+    expect(() => simulatorEnv({ NODE_ENV: "test", DATABASE_URL })).toThrow(
+      /SIMULATOR_ADMIN_KEY is not set/,
+    );
+    expect(envOf({}).SIMULATOR_ADMIN_KEY).toBe(SIMULATOR_ADMIN_KEY);
+  });
+
+  it.each([["short"], ["a".repeat(31)], [`${"a".repeat(20)} ${"b".repeat(20)}`]])(
+    "refuses %j at start-up",
+    (key) => {
+      expect(() => envOf({ SIMULATOR_ADMIN_KEY: key })).toThrow(
+        /SIMULATOR_ADMIN_KEY must be at least 32 characters/,
       );
     },
   );

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ADMIN_KEY_RULE, isAdminKey } from "@/lib/payments/simulator/admin-key";
 import { isTestApiKey } from "@/lib/payments/simulator/auth";
 
 /**
@@ -32,6 +33,14 @@ const simulatorEnvSchema = z.object({
       (keys) => keys.every(isTestApiKey),
       "SIMULATOR_API_KEYS must list test-mode keys (sk_test_… or rk_test_…, letters, digits and _), comma-separated",
     ),
+  // What the admin API (/_simulator/*) takes. Required: an admin API open to
+  // anyone who can reach the port is one any web page can drive.
+  SIMULATOR_ADMIN_KEY: z
+    .string({
+      error:
+        "SIMULATOR_ADMIN_KEY is not set. The admin API (/_simulator/*) needs a key, e.g. SIMULATOR_ADMIN_KEY=$(openssl rand -base64 32).",
+    })
+    .refine(isAdminKey, `SIMULATOR_ADMIN_KEY must be ${ADMIN_KEY_RULE}`),
   // OncePay's name, so that one LOG_LEVEL (the launcher passes its whole
   // environment on) quiets both. A bad value means the default: logging must
   // not be what stops the simulator.

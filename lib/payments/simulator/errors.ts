@@ -123,6 +123,22 @@ export function invalidApiKey(presented: string): ApiResponse {
   };
 }
 
+/**
+ * An admin call (`/_simulator/*`) without the admin key, or with another
+ * one: refused before anything is read or changed. Its own realm, so it is
+ * never mistaken for an API key's 401.
+ */
+export function adminKeyRequired(): ApiResponse {
+  return {
+    ...invalidRequest(
+      "The payment simulator's admin API needs its admin key (SIMULATOR_ADMIN_KEY), sent as 'Authorization: Bearer <admin key>'. API keys (sk_test_…) are not accepted here.",
+      {},
+      401,
+    ),
+    headers: { "WWW-Authenticate": 'Bearer realm="payment-simulator-admin"' },
+  };
+}
+
 export function resourceMissing(kind: string, id: string, param?: string): ApiResponse {
   return invalidRequest(
     `No such ${kind}: '${id}'`,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import {
+  adminFetch,
   ledgerFor,
   newSecretKey,
   postIntent,
@@ -25,7 +26,7 @@ describe("the fault settings", () => {
     const set = await setFaults(simulator, { latencyMs: 250, failNext: "http_500" });
     expect(set.status).toBe(200);
     expect(await set.json()).toEqual({ latencyMs: 250, failNext: "http_500" });
-    expect(await (await fetch(`${simulator.url}/_simulator/faults`)).json()).toEqual({
+    expect(await (await adminFetch(simulator, "/_simulator/faults")).json()).toEqual({
       latencyMs: 250,
       failNext: "http_500",
     });
@@ -43,7 +44,7 @@ describe("the fault settings", () => {
     ['{"latency": 5}'],
     ["not json"],
   ])("refuses %s with 400", async (body) => {
-    const response = await fetch(`${simulator.url}/_simulator/faults`, { method: "PUT", body });
+    const response = await adminFetch(simulator, "/_simulator/faults", { method: "PUT", body });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({
       error: expect.objectContaining({ type: "invalid_request_error" }),

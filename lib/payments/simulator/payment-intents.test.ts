@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { randomBase62 } from "@/lib/payments/simulator/ids";
 import { startPaymentSimulator, type PaymentSimulator } from "@/lib/payments/simulator/server";
 import {
+  adminFetch,
   ledgerFor,
   newApiKeys,
   newSecretKey,
@@ -425,7 +427,7 @@ describe("API keys", () => {
   });
 
   it("registers an account with a secret and a restricted key (POST /_simulator/api_keys); both reach the same objects", async () => {
-    const response = await fetch(`${simulator.url}/_simulator/api_keys`, { method: "POST" });
+    const response = await adminFetch(simulator, "/_simulator/api_keys", { method: "POST" });
     expect(response.status).toBe(201);
     const keys = (await response.json()) as { secret_key: string; restricted_key: string };
     expect(keys).toEqual({
@@ -468,6 +470,7 @@ describe("API keys", () => {
       databaseUrl: inject("databaseUrl"),
       poolMax: 1,
       apiKeys: configured,
+      adminKey: newAdminKey(),
     });
     try {
       for (const apiKey of configured) {
@@ -487,7 +490,11 @@ describe("API keys", () => {
       await second.close();
     }
     await expect(
-      startPaymentSimulator({ databaseUrl: inject("databaseUrl"), apiKeys: ["sk_live_oops"] }),
+      startPaymentSimulator({
+        databaseUrl: inject("databaseUrl"),
+        apiKeys: ["sk_live_oops"],
+        adminKey: newAdminKey(),
+      }),
     ).rejects.toThrow(/test-mode API key/);
   });
 

@@ -5,7 +5,10 @@ import { spawnService, type ServiceProcess } from "@/lib/process/spawn-service";
  * the way the app's launcher does: a separate service with its own port that
  * happens to start and stop with the shop.
  */
-export type SimulatorProcess = ServiceProcess;
+export interface SimulatorProcess extends ServiceProcess {
+  /** The key its admin API takes (the one it was started with). */
+  adminKey: string;
+}
 
 /**
  * The shop's account at the simulator the launcher starts: the launcher
@@ -27,12 +30,14 @@ export interface SpawnSimulatorOptions {
   poolMax?: number;
   /** The API keys it accepts (SIMULATOR_API_KEYS): the ones it is started for. */
   apiKeys: readonly string[];
+  /** What its admin API (/_simulator/*) takes: see admin-key.ts. */
+  adminKey: string;
 }
 
 export async function spawnPaymentSimulator(
   options: SpawnSimulatorOptions,
 ): Promise<SimulatorProcess> {
-  return spawnService({
+  const service = await spawnService({
     name: "The payment simulator",
     script: "scripts/payment-simulator.mts",
     env: {
@@ -41,9 +46,11 @@ export async function spawnPaymentSimulator(
       SIMULATOR_HOST: "127.0.0.1",
       ...(options.poolMax !== undefined && { SIMULATOR_POOL_MAX: String(options.poolMax) }),
       SIMULATOR_API_KEYS: options.apiKeys.join(","),
+      SIMULATOR_ADMIN_KEY: options.adminKey,
     },
     // Whoever starts it (the launcher, a test) is the one it must not outlive.
     follows: process.pid,
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
+  return { ...service, adminKey: options.adminKey };
 }

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { SEARCH_PAYMENT_INTENTS_SQL } from "@/lib/payments/simulator/search";
+import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { startPaymentSimulator } from "@/lib/payments/simulator/server";
 import { newSecretKey, stripeFor } from "@/lib/testing/payment-simulator";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
@@ -28,7 +29,11 @@ async function simulatorTables(url: string): Promise<string[]> {
 describe("the simulator's schema", () => {
   it("is created in its own schema on an empty database, and kept (with its ledger) on the next start", async () => {
     await withFreshDatabase(async (url) => {
-      const first = await startPaymentSimulator({ databaseUrl: url, poolMax: 2 });
+      const first = await startPaymentSimulator({
+        databaseUrl: url,
+        poolMax: 2,
+        adminKey: newAdminKey(),
+      });
       const secretKey = await newSecretKey(first);
       const intent = await stripeFor(first, secretKey).paymentIntents.create({
         amount: 1900,
@@ -38,7 +43,11 @@ describe("the simulator's schema", () => {
       });
       await first.close();
 
-      const second = await startPaymentSimulator({ databaseUrl: url, poolMax: 2 });
+      const second = await startPaymentSimulator({
+        databaseUrl: url,
+        poolMax: 2,
+        adminKey: newAdminKey(),
+      });
       try {
         expect(await simulatorTables(url)).toEqual([
           "api_keys",
@@ -65,7 +74,9 @@ describe("the simulator's schema", () => {
     async () => {
       await withFreshDatabase(async (url) => {
         const simulators = await Promise.all(
-          Array.from({ length: 4 }, () => startPaymentSimulator({ databaseUrl: url, poolMax: 1 })),
+          Array.from({ length: 4 }, () =>
+            startPaymentSimulator({ databaseUrl: url, poolMax: 1, adminKey: newAdminKey() }),
+          ),
         );
         try {
           expect(await simulatorTables(url)).toEqual([
@@ -86,7 +97,9 @@ describe("the simulator's schema", () => {
   // go through the metadata index, not read every intent the shop has made.
   it("lets the search find one intent by metadata through its GIN index, among 20,000 of one account", async () => {
     await withFreshDatabase(async (url) => {
-      await (await startPaymentSimulator({ databaseUrl: url, poolMax: 1 })).close();
+      await (
+        await startPaymentSimulator({ databaseUrl: url, poolMax: 1, adminKey: newAdminKey() })
+      ).close();
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {

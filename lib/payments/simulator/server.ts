@@ -2,11 +2,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
+import { ADMIN_KEY_RULE, isAdminKey, presentsAdminKey } from "@/lib/payments/simulator/admin-key";
 import { authenticate, configureApiKeys, registerAccount } from "@/lib/payments/simulator/auth";
 import { listCharges } from "@/lib/payments/simulator/charges";
 import { inTransaction } from "@/lib/db/transaction";
 import { openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
+  adminKeyRequired,
   apiError,
   idempotencyKeyInUse,
   idempotencyKeyReused,
@@ -53,9 +55,8 @@ import { searchPaymentIntents } from "@/lib/payments/simulator/search";
  *   GET|PUT /_simulator/faults      latency and one-shot failure injection (faults.ts)
  *   POST /_simulator/api_keys       a new account: its secret and restricted key (auth.ts)
  *
- * Every response carries a fresh `Request-Id`. The admin endpoints need no
- * API key: the simulator listens on 127.0.0.1 by default and is for tests
- * and demos only.
+ * Every response carries a fresh `Request-Id`. The admin endpoints take the
+ * admin key, not an API key (admin-key.ts): they reach every account.
  */
 export interface PaymentSimulatorOptions {
   databaseUrl: string;
@@ -70,11 +71,15 @@ export interface PaymentSimulatorOptions {
    * through POST /_simulator/api_keys. A malformed or live key is an error.
    */
   apiKeys?: readonly string[];
+  /** What every call under /_simulator/ must present as `Authorization: Bearer …` (admin-key.ts). */
+  adminKey: string;
 }
 
 export interface PaymentSimulator {
   url: string;
   port: number;
+  /** The admin key it was started with, for its admin API. */
+  adminKey: string;
   close(): Promise<void>;
 }
 
@@ -89,7 +94,9 @@ export async function startPaymentSimulator({
   host = "127.0.0.1",
   poolMax = 10,
   apiKeys = [],
+  adminKey,
 }: PaymentSimulatorOptions): Promise<PaymentSimulator> {
+  if (!isAdminKey(adminKey)) throw new Error(`The admin key must be ${ADMIN_KEY_RULE}.`);
   const pool = openSimulatorPool(databaseUrl, poolMax);
   try {
     await ensureSimulatorSchema(pool);
@@ -100,7 +107,7 @@ export async function startPaymentSimulator({
   }
   const faults = new Faults();
   const server = http.createServer((request, response) => {
-    void handle(pool, faults, request, response);
+    void handle(pool, faults, adminKey, request, response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -114,6 +121,7 @@ export async function startPaymentSimulator({
   return {
     url: `http://${urlHost}:${address.port}`,
     port: address.port,
+    adminKey,
     async close() {
       // Stops accepting connections, closes idle keep-alive ones, and waits
       // for requests in progress, so none is cut off between charge and answer.
@@ -129,6 +137,7 @@ export async function startPaymentSimulator({
 async function handle(
   pool: pg.Pool,
   faults: Faults,
+  adminKey: string,
   request: http.IncomingMessage,
   response: http.ServerResponse,
 ): Promise<void> {
@@ -138,6 +147,11 @@ async function handle(
   try {
     const body = await readBody(request);
     if (path.startsWith("/_simulator/")) {
+      if (!presentsAdminKey(adminKey, request.headers.authorization)) {
+        logEvent("warn", "payment_simulator.admin_refused", { requestId, method, path });
+        send(response, requestId, adminKeyRequired());
+        return;
+      }
       send(response, requestId, await admin(pool, faults, method, request, body));
       return;
     }

@@ -41,7 +41,7 @@ export function soakOptionsFor(
     ...run,
     baseUrl: app.baseUrl,
     databaseUrl: app.databaseUrl,
-    paymentSimulatorUrl: app.paymentSimulatorUrl,
+    paymentSimulator: app.paymentSimulator,
     processGroup: app.processGroup,
     // A lease, a recovery interval, and room for a provider fault on a busy machine.
     stuckAfterSeconds: SOAK_APP.leaseSeconds + SOAK_APP.recoveryIntervalSeconds + 10,

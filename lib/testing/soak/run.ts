@@ -26,7 +26,8 @@ import { Traffic, type Attempt, type Shopper } from "@/lib/testing/soak/traffic"
 export interface SoakOptions {
   baseUrl: string;
   databaseUrl: string;
-  paymentSimulatorUrl: string;
+  /** The app's simulator and its admin key, to inject the provider's faults. */
+  paymentSimulator: { url: string; adminKey: string };
   /** The app's process group, to read the Next.js server's memory. */
   processGroup: number;
   durationMs: number;
@@ -85,7 +86,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const senders = Array.from({ length: options.concurrency }, async () => {
       while (Date.now() < deadline) await traffic.next();
     });
-    const faults = injectProviderFaults(options.paymentSimulatorUrl, deadline);
+    const faults = injectProviderFaults(options.paymentSimulator, deadline);
 
     const windows: Window[] = [];
     let windowStart = performance.now();
@@ -138,22 +139,28 @@ async function settle(db: pg.Pool, accountIds: string[]): Promise<SettledCounts>
   }
 }
 
-async function injectProviderFaults(simulatorUrl: string, deadline: number): Promise<void> {
+async function injectProviderFaults(
+  simulator: SoakOptions["paymentSimulator"],
+  deadline: number,
+): Promise<void> {
+  const setFaults = async (settings: object) => {
+    const response = await fetch(`${simulator.url}/_simulator/faults`, {
+      method: "PUT",
+      headers: {
+        "Content-Type": "application/json",
+        Authorization: `Bearer ${simulator.adminKey}`,
+      },
+      body: JSON.stringify(settings),
+    });
+    // A soak whose faults were refused would pass without the trouble it is meant to survive.
+    if (!response.ok) throw new Error(`PUT /_simulator/faults answered ${response.status}`);
+  };
   let next = 0;
   while (Date.now() + PROVIDER_FAULT_EVERY_MS < deadline) {
     await sleep(PROVIDER_FAULT_EVERY_MS);
-    const failNext = PROVIDER_FAULTS[next++ % PROVIDER_FAULTS.length];
-    await fetch(`${simulatorUrl}/_simulator/faults`, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ failNext }),
-    });
+    await setFaults({ failNext: PROVIDER_FAULTS[next++ % PROVIDER_FAULTS.length] });
   }
-  await fetch(`${simulatorUrl}/_simulator/faults`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: "{}",
-  });
+  await setFaults({});
 }
 
 async function createShopper(baseUrl: string): Promise<Shopper> {
