@@ -5,6 +5,7 @@
  *
  * SIMULATOR_ADMIN_KEY (required) is what its admin API (/_simulator/*) takes;
  * SIMULATOR_PORT (12111) and SIMULATOR_HOST (127.0.0.1) say where it listens;
+ * SIMULATOR_ALLOWED_HOSTS the names it answers to besides the loopback ones;
  * SIMULATOR_POOL_MAX (10) is its connection pool (1 on the embedded database);
  * SIMULATOR_API_KEYS the API keys it accepts, comma-separated (more can be
  * registered at POST /_simulator/api_keys).
@@ -30,6 +31,7 @@ const simulator = await startPaymentSimulator({
   poolMax: env.SIMULATOR_POOL_MAX,
   apiKeys: env.SIMULATOR_API_KEYS,
   adminKey: env.SIMULATOR_ADMIN_KEY,
+  allowedHosts: env.SIMULATOR_ALLOWED_HOSTS,
 });
 console.log(
   `[payment-simulator] listening on ${simulator.url} (Stripe API subset; admin under ${simulator.url}/_simulator/; ${env.SIMULATOR_API_KEYS.length} configured API key(s))`,

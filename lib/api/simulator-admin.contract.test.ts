@@ -1,13 +1,14 @@
 import { describe, expect, inject, it } from "vitest";
 import { adminFetch, appSimulator } from "@/lib/testing/payment-simulator";
+import { sendRaw } from "@/lib/testing/raw-http";
 
 /**
  * The payment simulator that `npm start` runs beside the app (the launcher
  * starts it: this is the shared test app's) answers its admin API only with
  * the admin key the launcher made for it, which the tests read from the
- * file the launcher left (SIMULATOR_ADMIN_KEY_FILE, lib/testing/app-server.ts).
- * Without the key, a page in the shopper's browser could read every
- * account's ledger or slow every checkout.
+ * file the launcher left (SIMULATOR_ADMIN_KEY_FILE, lib/testing/app-server.ts),
+ * and only when Host names it. Without either, a page in the shopper's
+ * browser could read every account's ledger or slow every checkout.
  */
 describe("the simulator the launcher starts", () => {
   const simulatorUrl = inject("paymentSimulatorUrl");
@@ -42,6 +43,22 @@ describe("the simulator the launcher starts", () => {
     expect(await (await adminFetch(appSimulator(), "/_simulator/faults")).json()).toEqual({
       latencyMs: 0,
       failNext: null,
+    });
+  });
+
+  it("refuses a request whose Host names another site (DNS rebinding), admin key and all: 421", async () => {
+    const { port } = new URL(simulatorUrl);
+    const answer = await sendRaw(simulatorUrl, {
+      method: "GET",
+      path: "/_simulator/ledger",
+      headers: {
+        host: `rebound.example:${port}`,
+        authorization: `Bearer ${appSimulator().adminKey}`,
+      },
+    });
+    expect(answer.status).toBe(421);
+    expect(JSON.parse(answer.body)).toEqual({
+      error: { type: "invalid_request_error", message: expect.stringContaining("Misdirected") },
     });
   });
 });

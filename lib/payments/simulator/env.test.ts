@@ -42,3 +42,21 @@ describe("SIMULATOR_ADMIN_KEY", () => {
     },
   );
 });
+
+describe("SIMULATOR_ALLOWED_HOSTS", () => {
+  it("lists the names it answers to besides the loopback ones, comma-separated; unset is none", () => {
+    expect(
+      envOf({ SIMULATOR_ALLOWED_HOSTS: "payments.internal, [fd00::5] ," }).SIMULATOR_ALLOWED_HOSTS,
+    ).toEqual(["payments.internal", "[fd00::5]"]);
+    expect(envOf({}).SIMULATOR_ALLOWED_HOSTS).toEqual([]);
+  });
+
+  it.each([["payments.internal:12111"], ["http://payments.internal"], ["a b"], ["fd00::5"]])(
+    "refuses %j at start-up",
+    (names) => {
+      expect(() => envOf({ SIMULATOR_ALLOWED_HOSTS: names })).toThrow(
+        /SIMULATOR_ALLOWED_HOSTS must list host names/,
+      );
+    },
+  );
+});

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ADMIN_KEY_RULE, isAdminKey } from "@/lib/payments/simulator/admin-key";
 import { isTestApiKey } from "@/lib/payments/simulator/auth";
+import { isHostName } from "@/lib/payments/simulator/host-check";
 
 /**
  * What `scripts/payment-simulator.mts` reads from the environment. The
@@ -32,6 +33,22 @@ const simulatorEnvSchema = z.object({
     .refine(
       (keys) => keys.every(isTestApiKey),
       "SIMULATOR_API_KEYS must list test-mode keys (sk_test_… or rk_test_…, letters, digits and _), comma-separated",
+    ),
+  // Names it answers to besides localhost, 127.0.0.1, [::1] and
+  // SIMULATOR_HOST, comma-separated (host-check.ts): e.g. the name other
+  // containers reach it by. Any other Host is refused (421).
+  SIMULATOR_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .transform((text) =>
+      text
+        .split(",")
+        .map((name) => name.trim())
+        .filter((name) => name !== ""),
+    )
+    .refine(
+      (names) => names.every(isHostName),
+      "SIMULATOR_ALLOWED_HOSTS must list host names or addresses ([…] for IPv6), without ports, comma-separated",
     ),
   // What the admin API (/_simulator/*) takes. Required: an admin API open to
   // anyone who can reach the port is one any web page can drive.

@@ -139,6 +139,20 @@ export function adminKeyRequired(): ApiResponse {
   };
 }
 
+/**
+ * A request whose Host names another site (host-check.ts): what a page
+ * that rebound its own name to this machine sends. 421 Misdirected
+ * Request: this server does not answer for that name.
+ */
+export function misdirectedRequest(host: string | undefined): ApiResponse {
+  const named = host === undefined ? "no Host" : `Host ${JSON.stringify(host.slice(0, 255))}`;
+  return invalidRequest(
+    `Misdirected request (${named}): the payment simulator answers only requests addressed to it as localhost, 127.0.0.1, [::1], the address it listens on, or a name in SIMULATOR_ALLOWED_HOSTS.`,
+    {},
+    421,
+  );
+}
+
 export function resourceMissing(kind: string, id: string, param?: string): ApiResponse {
   return invalidRequest(
     `No such ${kind}: '${id}'`,

@@ -14,6 +14,7 @@ import {
   idempotencyKeyReused,
   invalidRequest,
   jsonResponse,
+  misdirectedRequest,
   NO_RETRY,
   resourceMissing,
   storedApiError,
@@ -22,6 +23,7 @@ import {
 } from "@/lib/payments/simulator/errors";
 import { faultSettingsSchema, Faults, type FailureMode } from "@/lib/payments/simulator/faults";
 import { FormError, parseForm } from "@/lib/payments/simulator/form";
+import { addressedToUs, hostNames, type HostNames } from "@/lib/payments/simulator/host-check";
 import {
   claimKey,
   holdLease,
@@ -73,6 +75,8 @@ export interface PaymentSimulatorOptions {
   apiKeys?: readonly string[];
   /** What every call under /_simulator/ must present as `Authorization: Bearer …` (admin-key.ts). */
   adminKey: string;
+  /** Names it answers to besides the loopback names and its own address (host-check.ts). */
+  allowedHosts?: readonly string[];
 }
 
 export interface PaymentSimulator {
@@ -95,6 +99,7 @@ export async function startPaymentSimulator({
   poolMax = 10,
   apiKeys = [],
   adminKey,
+  allowedHosts = [],
 }: PaymentSimulatorOptions): Promise<PaymentSimulator> {
   if (!isAdminKey(adminKey)) throw new Error(`The admin key must be ${ADMIN_KEY_RULE}.`);
   const pool = openSimulatorPool(databaseUrl, poolMax);
@@ -106,8 +111,9 @@ export async function startPaymentSimulator({
     throw error;
   }
   const faults = new Faults();
+  const names = hostNames(host, allowedHosts);
   const server = http.createServer((request, response) => {
-    void handle(pool, faults, adminKey, request, response);
+    void handle({ pool, faults, adminKey, names }, request, response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -134,16 +140,28 @@ export async function startPaymentSimulator({
   };
 }
 
+interface Simulator {
+  pool: pg.Pool;
+  faults: Faults;
+  adminKey: string;
+  names: HostNames;
+}
+
 async function handle(
-  pool: pg.Pool,
-  faults: Faults,
-  adminKey: string,
+  { pool, faults, adminKey, names }: Simulator,
   request: http.IncomingMessage,
   response: http.ServerResponse,
 ): Promise<void> {
   const requestId = newId("req");
   const method = request.method ?? "GET";
   const path = pathOf(request);
+  // Before anything else, /v1/ included: a page that rebound its name to
+  // this machine must learn nothing, not even which keys exist.
+  if (!addressedToUs(request.headers.host, names)) {
+    logEvent("warn", "payment_simulator.misdirected", { requestId, method, path });
+    send(response, requestId, misdirectedRequest(request.headers.host));
+    return;
+  }
   try {
     const body = await readBody(request);
     if (path.startsWith("/_simulator/")) {
