@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
@@ -16,9 +17,15 @@ import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/proces
  * prepared statements over (1.21 can). OncePay sends none (a test watches
  * the wire to keep it so), and what needs a session, the migration runner's
  * advisory lock, goes to PostgreSQL directly (DIRECT_DATABASE_URL).
+ *
+ * Clients authenticate: SCRAM-SHA-256 against a password made for this
+ * pooler and kept in its auth_file, which `url` carries. Anyone else on the
+ * machine who can open a TCP connection to its port (another user, a
+ * process a browser page tricked) would otherwise be logged in to
+ * PostgreSQL as the database entry's user, whatever name they gave.
  */
 export interface PgBouncer {
-  /** The same database, through the pooler. */
+  /** The same database, through the pooler, with the pooler's user and password. */
   readonly url: string;
   readonly port: number;
   /** The running process; replaced by start() after a kill. */
@@ -49,14 +56,19 @@ const runsAsRoot = () => process.getuid?.() === 0;
 
 export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBouncer> {
   const configFile = path.join(options.workDir, "pgbouncer.ini");
+  const authFile = path.join(options.workDir, "userlist.txt");
+  const user = userOf(options.databaseUrl);
+  // The pooler's own, not PostgreSQL's: it stays on this machine, in files only PgBouncer reads.
+  const password = randomBytes(24).toString("base64url");
   await mkdir(options.workDir, { recursive: true });
-  await writeFile(configFile, pgbouncerConfig(options), { mode: 0o600 });
+  await writeFile(configFile, pgbouncerConfig({ ...options, authFile }), { mode: 0o600 });
+  await writeFile(authFile, `${quoted(user)} ${quoted(password)}\n`, { mode: 0o600 });
   if (runsAsRoot()) {
     const postgres = await postgresIds();
-    for (const owned of [options.workDir, configFile])
+    for (const owned of [options.workDir, configFile, authFile])
       await chown(owned, postgres.uid, postgres.gid);
   }
-  const url = pooledUrl(options.databaseUrl, options.port);
+  const url = pooledUrl(options.databaseUrl, options.port, password);
 
   const launch = async (): Promise<GroupProcess> => {
     const started = startProcess({
@@ -94,10 +106,11 @@ export function pgbouncerConfig({
   databaseUrl,
   port,
   poolSize,
-}: Pick<PgBouncerOptions, "databaseUrl" | "port" | "poolSize">): string {
+  authFile,
+}: Pick<PgBouncerOptions, "databaseUrl" | "port" | "poolSize"> & { authFile: string }): string {
   const target = new URL(databaseUrl);
   const database = decodeURIComponent(target.pathname.slice(1)) || "postgres";
-  const user = decodeURIComponent(target.username) || "postgres";
+  const user = userOf(databaseUrl);
   const server = [
     `host=${target.hostname}`,
     `port=${target.port || 5432}`,
@@ -114,9 +127,10 @@ export function pgbouncerConfig({
     `listen_port = ${port}`,
     // No Unix socket: the cluster's parts talk over TCP on 127.0.0.1 only.
     "unix_socket_dir =",
-    // Clients are the cluster's own instances on 127.0.0.1; PgBouncer logs
-    // in to PostgreSQL as the user of the database entry, whatever they say.
-    "auth_type = any",
+    // Clients prove the password in auth_file (SCRAM: it never crosses the
+    // wire); PgBouncer then logs in to PostgreSQL as the database entry's user.
+    "auth_type = scram-sha-256",
+    `auth_file = ${authFile}`,
     "pool_mode = transaction",
     `default_pool_size = ${poolSize}`,
     "max_client_conn = 2000",
@@ -131,10 +145,21 @@ export function pgbouncerConfig({
   ].join("\n");
 }
 
-function pooledUrl(databaseUrl: string, port: number): string {
+/** A field of auth_file: in double quotes, a quote inside doubled. */
+function quoted(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
+}
+
+function userOf(databaseUrl: string): string {
+  return decodeURIComponent(new URL(databaseUrl).username) || "postgres";
+}
+
+function pooledUrl(databaseUrl: string, port: number, password: string): string {
   const url = new URL(databaseUrl);
   url.hostname = "127.0.0.1";
   url.port = String(port);
+  url.username = encodeURIComponent(userOf(databaseUrl));
+  url.password = password;
   return url.toString();
 }
 
