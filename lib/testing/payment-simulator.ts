@@ -30,6 +30,8 @@ export function adminFetch(
   headers.set("Authorization", `Bearer ${simulator.adminKey}`);
   return fetch(`${simulator.url}${path}`, { ...init, headers });
 }
+
+/** A simulator of the test's own on the database under test, with an admin key of its own. */
 export async function startTestSimulator(): Promise<PaymentSimulator> {
   return startPaymentSimulator({
     databaseUrl: inject("databaseUrl"),
