@@ -24,7 +24,7 @@ import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
 import { migrate } from "../lib/db/migrate.ts";
 import { LAUNCHER_PID_ENV, stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
-import { typescriptScriptArgs } from "../lib/process/typescript-script.ts";
+import { bundleServer } from "../lib/process/server-bundle.ts";
 import {
   LOCAL_SIMULATOR_SECRET_KEY,
   spawnPaymentSimulator,
@@ -96,33 +96,28 @@ if (env.DATABASE_URL_FILE) {
 
 const sessionSecret = env.SESSION_SECRET ?? (await keptSecret(env.SESSION_SECRET_FILE));
 
-const child = spawn(
-  process.execPath,
-  typescriptScriptArgs(path.resolve("scripts", "serve.mts"), mode),
-  {
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      // What `next start` and `next dev` would set: React's production or development build.
-      NODE_ENV: mode === "start" ? "production" : "development",
-      PORT: String(env.PORT),
-      HOSTNAME: env.HOSTNAME,
-      DATABASE_URL: databaseUrl,
-      DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
-      // All of the embedded database's connections share one session, where
-      // two connections' prepared statements would collide.
-      ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
-      DEMO_FAULTS: demoFaults,
-      SESSION_SECRET: sessionSecret,
-      // The AWS SDK (the lab's DynamoDB) warns once that its releases after
-      // January 2027 need Node 22; ours is pinned and runs on Node 20.19+.
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),
-      ...payments.env,
-      [LAUNCHER_PID_ENV]: String(process.pid),
-    },
+const serverArgs = [await bundleServer(), mode, String(env.PORT), env.HOSTNAME];
+const child = spawn(process.execPath, serverArgs, {
+  stdio: "inherit",
+  env: {
+    ...process.env,
+    // What `next start` and `next dev` would set: React's production or development build.
+    NODE_ENV: mode === "start" ? "production" : "development",
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_MAX: String(env.DATABASE_POOL_MAX),
+    // All of the embedded database's connections share one session, where
+    // two connections' prepared statements would collide.
+    ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
+    DEMO_FAULTS: demoFaults,
+    SESSION_SECRET: sessionSecret,
+    // The AWS SDK (the lab's DynamoDB) warns once that its releases after
+    // January 2027 need Node 22; ours is pinned and runs on Node 20.19+.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),
+    ...payments.env,
+    [LAUNCHER_PID_ENV]: String(process.pid),
   },
-);
+});
 
 let shuttingDown = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -3,9 +3,10 @@
  * (lib/http/front-door.ts), which refuses what Next.js would answer with a
  * 500 and records the connection's peer, so a forged X-Forwarded-For cannot
  * choose a caller's address. The launcher starts it in place of `next start`
- * or `next dev`:
+ * or `next dev`, bundled by esbuild (lib/process/server-bundle.ts) and run
+ * by plain Node:
  *
- *   node --import tsx scripts/serve.mts start|dev
+ *   node <bundle> start|dev <port> <hostname>
  *
  * On SIGTERM or SIGINT it stops taking connections, lets the requests in
  * progress finish, closes Next.js and exits, as `next start` does; the
@@ -13,12 +14,12 @@
  */
 import { createServer } from "node:http";
 import next from "next";
-import { launcherEnv } from "../lib/env.ts";
 import { forwardedFor, refusalFor } from "../lib/http/front-door.ts";
 
-const mode = process.argv[2];
-if (mode !== "start" && mode !== "dev") {
-  console.error("usage: node --import tsx scripts/serve.mts start|dev");
+// The launcher has validated its settings (lib/env.ts) and passes these on.
+const [mode, port, hostname] = process.argv.slice(2);
+if ((mode !== "start" && mode !== "dev") || !/^\d+$/.test(port ?? "") || !hostname) {
+  console.error("usage: serve start|dev <port> <hostname>");
   process.exit(2);
 }
 
@@ -26,8 +27,7 @@ if (mode !== "start" && mode !== "dev") {
 // shutdown tests find the server by it.
 process.title = "next-server (oncepay)";
 
-const { PORT, HOSTNAME } = launcherEnv();
-const app = next({ dev: mode === "dev", hostname: HOSTNAME, port: PORT });
+const app = next({ dev: mode === "dev", hostname, port: Number(port) });
 const handle = app.getRequestHandler();
 await app.prepare();
 
@@ -58,9 +58,9 @@ const server = createServer((request, response) => {
 // The development server's hot reload talks over a websocket.
 if (mode === "dev") server.on("upgrade", app.getUpgradeHandler());
 
-server.listen(PORT, HOSTNAME, () => {
+server.listen(Number(port), hostname, () => {
   console.log(`[oncepay] serving ${mode === "dev" ? "development" : "production"} build`);
-  console.log(`[oncepay] listening on http://${HOSTNAME}:${PORT}`);
+  console.log(`[oncepay] listening on http://${hostname}:${port}`);
 });
 
 let stopping = false;
