@@ -42,7 +42,8 @@ export default defineConfig({
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], launchOptions: chromium } }],
   webServer: {
     command: "node --import tsx scripts/launch.mts start",
-    // Ready: the database answers and the payment provider is reachable.
+    // Ready: the database answers (the launcher has started the payment
+    // simulator before Next.js; readiness never asks the provider).
     url: `${baseURL}/api/ready`,
     reuseExistingServer: false,
     timeout: 120_000,

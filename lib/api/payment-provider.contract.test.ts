@@ -13,8 +13,10 @@ import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
  * provider does not answer (503, the key handed back for the retry), the
  * provider refuses the request itself (502, the key released), and the
  * provider fails with a 500 it stores and replays, as Stripe does
- * (reconciled by looking the charge up). Each app talks to a simulator this
- * test controls.
+ * (reconciled by looking the charge up); and, while it does not answer,
+ * everything that does not need it still serves (readiness, replays, the
+ * orders).
+ * Each app talks to a simulator this test controls.
  */
 let simulator: PaymentSimulator;
 let providerLink: OutageProxy;
@@ -154,5 +156,32 @@ describe("the payment provider answers a 500 it stores under the key (Stripe's i
     });
     expect((await chargesOf(shopper.id)).map((charge) => charge.status)).toEqual(["succeeded"]);
     expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
+  });
+});
+
+describe("while the payment provider is unreachable, what does not need it still serves", () => {
+  it("readiness stays 200, a completed key replays its 201, and the orders read back", async () => {
+    const shopper = await createAccount(app.baseUrl);
+    const key = randomUUID();
+    const paid = await checkout(app, shopper.token, key);
+    expect(paid.response.status).toBe(201);
+
+    await providerLink.cut();
+    try {
+      expect((await fetch(`${app.baseUrl}/api/ready`)).status).toBe(200);
+      const replay = await checkout(app, shopper.token, key);
+      expect(replay.response.status).toBe(201);
+      expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.text).toBe(paid.text);
+      const orders = await fetch(`${app.baseUrl}/api/orders`, {
+        headers: { Authorization: `Bearer ${shopper.token}` },
+      });
+      expect(orders.status).toBe(200);
+      expect(((await orders.json()) as { data: unknown[] }).data).toHaveLength(1);
+      // Cut a while: every probe since has been the database's alone.
+      expect((await fetch(`${app.baseUrl}/api/ready`)).status).toBe(200);
+    } finally {
+      await providerLink.restore();
+    }
   });
 });

@@ -4,14 +4,15 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
 import { newAdminKey } from "@/lib/payments/simulator/admin-key";
-import { cartBody, createAccount } from "@/lib/testing/api-client";
+import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
 import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database";
-import { total } from "@/lib/testing/prometheus-text";
+import { sample, total } from "@/lib/testing/prometheus-text";
 import { checkoutUntilAnswered, type AttemptRecord } from "@/lib/testing/retrying-checkout";
 import { postFrom } from "@/lib/testing/raw-http";
 import { rowsIn, type Rows } from "@/lib/testing/rows";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
+import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
 
 /**
  * The production shape, on real PostgreSQL: three instances behind HAProxy,
@@ -31,6 +32,8 @@ const ACCOUNTS_PER_ADDRESS = 30;
 
 let database: { url: string; drop(): Promise<void> };
 let cluster: Cluster;
+// Between the instances and the payment simulator, so a test can take the provider away.
+let providerLink: OutageProxy;
 let pool: pg.Pool;
 let rows: Rows;
 
@@ -50,6 +53,8 @@ describeOnServer(
         instancePoolMax: 10,
         simulatorAdminKey: newAdminKey(),
         output: "keep",
+        providerUrl: async (simulatorUrl) =>
+          (providerLink = await startOutageProxy(simulatorUrl)).url,
         instanceEnv: {
           LOG_LEVEL: "info",
           IDEMPOTENCY_LEASE_SECONDS: "3",
@@ -67,6 +72,7 @@ describeOnServer(
         () => undefined,
       );
       await cluster?.stop();
+      await providerLink?.close();
       await pool?.end();
       await database?.drop();
       await closeTestDb();
@@ -230,6 +236,65 @@ describeOnServer(
       expect([...chargesByKey.values()]).toEqual(Array(checkouts).fill(1));
     }, 120_000);
 
+    it("the payment provider unreachable: the balancer keeps every instance, a completed key replays its 201 through it, the order reads back, and a new checkout gets 503 with Retry-After", async () => {
+      await setFaults(cluster.simulator, {});
+      const account = await createAccount(cluster.url);
+      const paidKey = randomUUID();
+      const paidBody = cartBody();
+      const paid = await postOrder({
+        baseUrl: cluster.url,
+        token: account.token,
+        key: paidKey,
+        body: paidBody,
+      });
+      expect(paid.response.status).toBe(201);
+      const orderId = (JSON.parse(paid.text) as { id: string }).id;
+
+      // The instance killed by an earlier test stays out; the others are in.
+      const inRotation = await activeServers(cluster);
+      expect(inRotation).toBeGreaterThan(0);
+
+      await providerLink.cut();
+      try {
+        // Long past what the balancer needs to take an instance out (two
+        // failed checks a second apart), had readiness asked the provider.
+        await delay(4000);
+        expect(await activeServers(cluster)).toBe(inRotation);
+        expect((await fetch(`${cluster.url}/api/ready`)).status).toBe(200);
+
+        // Round-robin: as many replays as instances in rotation reach every one of them.
+        for (let replays = 0; replays < inRotation; replays++) {
+          const replay = await sendOnce(cluster.url, account.token, paidKey, paidBody);
+          expect(replay.status).toBe(201);
+          expect(replay.replayed).toBe(true);
+        }
+        const order = await fetch(`${cluster.url}/api/orders/${orderId}`, {
+          headers: { Authorization: `Bearer ${account.token}` },
+        });
+        expect(order.status).toBe(200);
+
+        const response = await fetch(`${cluster.url}/api/orders`, {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${account.token}`,
+            "Content-Type": "application/json",
+            "Idempotency-Key": randomUUID(),
+          },
+          body: JSON.stringify(cartBody()),
+        });
+        expect(response.status).toBe(503);
+        expect(response.headers.get("content-type")).toBe("application/problem+json");
+        expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+        // The instance's own answer, not the balancer's "no instance is ready".
+        expect(await response.json()).toMatchObject({
+          type: "urn:oncepay:problem:dependency-unavailable",
+        });
+        expect(await activeServers(cluster)).toBe(inRotation);
+      } finally {
+        await providerLink.restore();
+      }
+    }, 60_000);
+
     it("limits accounts per address across all instances, whatever X-Forwarded-For the caller forges", async () => {
       // Another loopback address is another client to the balancer.
       const statuses: number[] = [];
@@ -262,7 +327,7 @@ describeOnServer(
       expect(ready.status).toBe(200);
       expect(await ready.json()).toMatchObject({
         status: "ready",
-        checks: { database: { ok: true }, paymentProvider: { ok: true } },
+        checks: { database: { ok: true } },
       });
       const metrics = await fetch(`${cluster.url}/api/metrics`);
       expect(metrics.status).toBe(404);
@@ -284,6 +349,14 @@ describeOnServer(
     });
   },
 );
+
+/** The instances the balancer has in rotation, by its own Prometheus exporter. */
+async function activeServers(running: Cluster): Promise<number> {
+  const text = await (await fetch(`${running.balancer.statsUrl}/metrics`)).text();
+  const active = sample(text, "haproxy_backend_active_servers", { proxy: "instances" });
+  if (active === undefined) throw new Error("HAProxy exported no haproxy_backend_active_servers");
+  return active;
+}
 
 async function keysAt(accountId: string, recoveryPoint: string): Promise<number> {
   return (await rows.recoveryPointsOf(accountId)).filter((point) => point === recoveryPoint).length;

@@ -51,6 +51,12 @@ export interface ClusterOptions {
   instanceEnv?: Record<string, string>;
   /** What the shared payment simulator's admin API takes (lib/payments/simulator/admin-key.ts). */
   simulatorAdminKey: string;
+  /**
+   * Where the instances reach the payment simulator, given where it
+   * listens: a test puts a link it can cut in between. Unset: the
+   * simulator itself.
+   */
+  providerUrl?: (simulatorUrl: string) => Promise<string>;
   /** "inherit": to the terminal; "keep": in memory, for output(part). */
   output: "inherit" | "keep";
 }
@@ -85,6 +91,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       adminKey: options.simulatorAdminKey,
     });
     started.push(simulator);
+    const providerUrl = options.providerUrl
+      ? await options.providerUrl(simulator.url)
+      : simulator.url;
 
     const pooler = await startPgBouncer({
       databaseUrl: options.databaseUrl,
@@ -104,7 +113,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           port: ports[index]!,
           databaseUrl: pooler.url,
           directDatabaseUrl: options.databaseUrl,
-          paymentSimulatorUrl: simulator.url,
+          paymentSimulatorUrl: providerUrl,
           stripeSecretKey: LOCAL_SIMULATOR_SECRET_KEY,
           env: { DATABASE_POOL_MAX: String(options.instancePoolMax), ...options.instanceEnv },
           output: outputOf(name),

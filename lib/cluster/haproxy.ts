@@ -52,7 +52,7 @@ const BALANCER_PROBLEMS = {
     title: "Service temporarily unavailable",
     retryAfter: 2,
     detail:
-      "No instance is ready to serve this request (the database or the payment provider cannot be reached). Retry with the same Idempotency-Key.",
+      "No instance is ready to serve this request (none can reach its database). Retry with the same Idempotency-Key.",
   },
   504: {
     slug: "gateway-timeout",

@@ -17,6 +17,7 @@ interface Metrics {
   recoveredKeys: Counter<"result">;
   reaperRuns: Counter<"result">;
   reapedKeys: Counter;
+  readinessProbes: Counter<"result">;
 }
 
 const globalForMetrics = globalThis as typeof globalThis & { oncepayMetrics?: Metrics };
@@ -78,6 +79,12 @@ function createMetrics(): Metrics {
     help: "Expired keys this instance's reaper deleted.",
     registers: [registry],
   });
+  const readinessProbes = labelledCounter(
+    registry,
+    "oncepay_readiness_probes_total",
+    "Probes of this instance's readiness (its database), by result; one probe answers every GET /api/ready for a second.",
+    READINESS_RESULTS,
+  );
   return {
     registry,
     checkoutOutcomes,
@@ -87,6 +94,7 @@ function createMetrics(): Metrics {
     recoveredKeys,
     reaperRuns,
     reapedKeys,
+    readinessProbes,
   };
 }
 
@@ -112,6 +120,8 @@ function labelledCounter(
 }
 
 const RUN_RESULTS = ["ok", "failed"] as const;
+
+const READINESS_RESULTS = ["ready", "not_ready"] as const;
 
 const RECOVERY_RESULTS = [
   "released",
@@ -144,4 +154,10 @@ export function observeReaperRun(deleted: number | "failed"): void {
   }
   reaperRuns.labels("ok").inc();
   reapedKeys.inc(deleted);
+}
+
+export function observeReadinessProbe(ready: boolean): void {
+  metrics()
+    .readinessProbes.labels(ready ? "ready" : "not_ready")
+    .inc();
 }

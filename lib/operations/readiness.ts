@@ -1,7 +1,12 @@
 /**
- * Whether this instance can serve a checkout now: each dependency asked once,
- * all at the same time, each within a deadline, so a hung dependency makes
- * the answer "not ready" rather than making the balancer's check time out.
+ * Whether this instance can serve at all: each dependency it cannot serve
+ * without asked once, all at the same time, each within a deadline, so a
+ * hung dependency makes the answer "not ready" rather than making the
+ * balancer's check time out.
+ *
+ * The answer is shared: one probe serves every caller for a short while
+ * (sharedReadiness), so no number of callers, with or without credentials,
+ * can make an instance ask its dependencies more than about once a TTL.
  */
 export interface DependencyCheck {
   name: string;
@@ -12,13 +17,19 @@ export interface DependencyCheck {
 export interface CheckResult {
   ok: boolean;
   ms: number;
-  /** Why it is not ok, in words an operator can act on. */
+  /** Why it is not ok, in words an operator can act on. For the log: it may name hosts and ports. */
   reason?: string;
 }
 
 export interface Readiness {
   ready: boolean;
   checks: Record<string, CheckResult>;
+}
+
+/** One probe's result, as every caller until the next probe gets it. */
+export interface SharedReadinessResult extends Readiness {
+  /** When the probe that produced it finished: the same for every caller it served. */
+  checkedAt: Date;
 }
 
 export async function checkReadiness(
@@ -31,6 +42,50 @@ export async function checkReadiness(
     ),
   );
   return { ready: results.every(([, result]) => result.ok), checks: Object.fromEntries(results) };
+}
+
+export interface SharedReadinessOptions {
+  dependencies: readonly DependencyCheck[];
+  timeoutMs: number;
+  /** How long one probe's result answers every caller. */
+  ttlMs: number;
+  /** Told of each probe once, when it finishes: the metric and the log line, not once per caller. */
+  onProbe?(result: SharedReadinessResult): void;
+  now?: () => number;
+}
+
+/**
+ * Readiness from one probe at a time: a result younger than the TTL answers
+ * at once; otherwise the first caller starts a probe and every caller that
+ * arrives while it runs waits for that same probe (single flight). A
+ * failed probe is shared too, so a dead database is asked once a TTL, not
+ * once a caller.
+ */
+export function sharedReadiness(
+  options: SharedReadinessOptions,
+): () => Promise<SharedReadinessResult> {
+  const now = options.now ?? Date.now;
+  let latest: { result: SharedReadinessResult; at: number } | undefined;
+  let running: Promise<SharedReadinessResult> | undefined;
+
+  const probe = async (): Promise<SharedReadinessResult> => {
+    try {
+      const readiness = await checkReadiness(options.dependencies, options.timeoutMs);
+      const at = now();
+      const result = { ...readiness, checkedAt: new Date(at) };
+      latest = { result, at };
+      options.onProbe?.(result);
+      return result;
+    } finally {
+      running = undefined;
+    }
+  };
+
+  return () => {
+    if (latest && now() - latest.at < options.ttlMs) return Promise.resolve(latest.result);
+    running ??= probe();
+    return running;
+  };
 }
 
 async function runCheck(dependency: DependencyCheck, timeoutMs: number): Promise<CheckResult> {

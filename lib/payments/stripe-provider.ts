@@ -245,15 +245,6 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
     return found.slice(0, MAX_FOUND_PAYMENTS);
   }
 
-  /**
-   * Whether the provider answers an authenticated call now: the cheapest
-   * read there is (one charge), asked once, within `timeoutMs`. For the
-   * readiness check; throws with the reason when it does not.
-   */
-  async checkReachable(timeoutMs: number): Promise<void> {
-    await this.stripe.charges.list({ limit: 1 }, { maxNetworkRetries: 0, timeout: timeoutMs });
-  }
-
   async chargesOf(paymentIntentId: string): Promise<ProviderCharge[]> {
     let charges: Stripe.Charge[];
     try {
