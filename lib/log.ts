@@ -34,6 +34,24 @@ export const log = {
 
 export function errorFields(error: unknown): Fields {
   if (error instanceof Error)
-    return { error: error.message, errorName: error.name, stack: error.stack };
+    return { error: error.message, errorName: error.name, stack: error.stack, ...causesOf(error) };
   return { error: String(error) };
+}
+
+// What lies under an error, where the address and the socket's own words
+// usually are: its `cause` chain, and the Stripe SDK's `detail` (the
+// network error under its "error with our connection to Stripe").
+function causesOf(error: Error): Fields {
+  const causes: string[] = [];
+  for (let next = underlying(error); next !== undefined && causes.length < 5;) {
+    causes.push(next instanceof Error ? `${next.name}: ${next.message}` : String(next));
+    next = next instanceof Error ? underlying(next) : undefined;
+  }
+  return causes.length > 0 ? { causes } : {};
+}
+
+function underlying(error: Error): unknown {
+  if (error.cause !== undefined) return error.cause;
+  const detail = (error as { detail?: unknown }).detail;
+  return detail instanceof Error ? detail : undefined;
 }

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StormReport } from "@/lib/lab/storms";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
 import { ledgerFor, setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { createAccount, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
+import { expectNoInternalText, loggedLine } from "@/lib/testing/internal-text";
 import { rowsAt } from "@/lib/testing/rows";
 import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
 
@@ -15,7 +17,7 @@ import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
  * provider fails with a 500 it stores and replays, as Stripe does
  * (reconciled by looking the charge up); and, while it does not answer,
  * everything that does not need it still serves (readiness, replays, the
- * orders).
+ * orders), and what needs it says so without the provider's own words.
  * Each app talks to a simulator this test controls.
  */
 let simulator: PaymentSimulator;
@@ -184,4 +186,81 @@ describe("while the payment provider is unreachable, what does not need it still
       await providerLink.restore();
     }
   });
+
+  it("the key inspector and a storm's report answer 200 without the counts, saying only that the provider could not be asked; the log has why", async () => {
+    const shopper = await createAccount(app.baseUrl);
+    const key = randomUUID();
+    expect((await checkout(app, shopper.token, key)).response.status).toBe(201);
+    const storm = await startStorm(app, shopper.token);
+
+    await providerLink.cut();
+    try {
+      for (const path of [`/api/keys/${key}`, `/api/lab/storms/${storm.id}`]) {
+        const response = await fetch(`${app.baseUrl}${path}`, {
+          headers: { Authorization: `Bearer ${shopper.token}` },
+        });
+        expect(response.status, path).toBe(200);
+        const text = await response.text();
+        expect(JSON.parse(text)).toMatchObject({
+          provider: { available: false, detail: expect.any(String) },
+        });
+        expectNoInternalText(
+          JSON.stringify((JSON.parse(text) as { provider: unknown }).provider),
+          new URL(providerLink.url).port,
+        );
+        const requestId = response.headers.get("x-request-id");
+        const logged = await loggedLine(
+          app,
+          (line) => line.event === "provider.lookup_failed" && line.requestId === requestId,
+        );
+        expect(logged, `the log line of ${path}`).toBeDefined();
+        expect(JSON.stringify(logged)).toContain(new URL(providerLink.url).port);
+      }
+    } finally {
+      await providerLink.restore();
+    }
+  });
+
+  it("a lab strategy that must charge answers 503 dependency-unavailable with Retry-After and the request id, and no provider text", async () => {
+    const shopper = await createAccount(app.baseUrl);
+    const storm = await startStorm(app, shopper.token);
+
+    await providerLink.cut();
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${app.baseUrl}${storm.request.path}`, {
+        method: "POST",
+        headers: { ...storm.request.headers, Authorization: `Bearer ${shopper.token}` },
+        body: JSON.stringify(storm.request.body),
+      });
+      text = await response.text();
+    } finally {
+      await providerLink.restore();
+    }
+    expect(response.status).toBe(503);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(JSON.parse(text)).toMatchObject({ type: "urn:oncepay:problem:dependency-unavailable" });
+    expectNoInternalText(text, new URL(providerLink.url).port);
+    const logged = await loggedLine(
+      app,
+      (line) =>
+        line.event === "lab.payment_failed" &&
+        line.requestId === response.headers.get("x-request-id"),
+    );
+    expect(JSON.stringify(logged)).toContain(new URL(providerLink.url).port);
+    expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 0, payments: 0 });
+  });
 });
+
+/** A storm of two of the lab's keyless strategy: what the lab page would send. */
+async function startStorm(server: AppServer, token: string): Promise<StormReport> {
+  const response = await fetch(`${server.baseUrl}/api/lab/storms`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ strategy: "no_key", size: 2 }),
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()) as StormReport;
+}

@@ -18,8 +18,12 @@ import { requestProblemResponse } from "@/lib/http/request-problems";
 import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
 import { orderRowsStatement } from "@/lib/orders/order-rows-sql";
 import { chargeWrite, type ChargeWrite } from "@/lib/orders/record";
-import type { ChargeResult, PaymentProvider } from "@/lib/payments/provider";
-import { log } from "@/lib/log";
+import {
+  PaymentProviderError,
+  type ChargeResult,
+  type PaymentProvider,
+} from "@/lib/payments/provider";
+import { errorFields, log } from "@/lib/log";
 import { LAB_PROVIDER_KEY_PREFIX, LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
 import { LabKeyStoreUnavailable } from "@/lib/lab/key-stores/unavailable";
 import { LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
@@ -111,19 +115,65 @@ export async function runLabCheckout(
       await new Promise<never>(() => undefined);
     },
   };
-  return Promise.race([run(checkout).catch(keyStoreUnavailable), crash]);
+  return Promise.race([run(checkout).catch(dependencyFailure), crash]);
 }
 
-// A copied design whose key store is not there cannot run: say so, as any missing dependency.
-function keyStoreUnavailable(error: unknown): Response {
-  if (!(error instanceof LabKeyStoreUnavailable)) throw error;
-  log.error("lab.key_store_unavailable", { error: error.message });
-  return problemResponse({
-    type: problemType("dependency-unavailable"),
-    title: "A service this request needs did not answer",
-    status: 503,
-    detail: error.message,
-  });
+// How long a client should wait before trying again, as the checkout tells
+// it for the same failures: the provider's blip is usually over in a
+// second; a key store that could not be reached is given a little longer.
+const PROVIDER_RETRY_AFTER_SECONDS = 1;
+const KEY_STORE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * A dependency a strategy needs failed: its key store is not there, or the
+ * payment provider did not answer or refused the charge. The client gets a
+ * stable problem type and words of ours (and the request id, on every
+ * answer); what the dependency's client said, where it was looked for and
+ * what an operator can set go to the log, under the same request id.
+ */
+function dependencyFailure(error: unknown): Response {
+  if (error instanceof LabKeyStoreUnavailable) {
+    log.error("lab.key_store_unavailable", { store: error.store, ...errorFields(error) });
+    return dependencyUnavailable(
+      `The lab's ${error.store} key store is not available on this server, so this strategy cannot run. Nothing was charged.`,
+      KEY_STORE_RETRY_AFTER_SECONDS,
+    );
+  }
+  const failure = paymentFailureIn(error);
+  if (!failure) throw error;
+  log.warn("lab.payment_failed", { outcome: failure.outcome, ...errorFields(failure) });
+  if (failure.outcome === "rejected")
+    return problemResponse({
+      type: problemType("dependency-rejected"),
+      title: "A service this request needs refused it",
+      status: 502,
+      detail: "The payment provider refused the request, so nothing was charged.",
+    });
+  return dependencyUnavailable(
+    "The payment provider did not answer, so whether this request was charged is not known. The lab's strategies charge with no key the provider knows again: a retry may charge twice.",
+    PROVIDER_RETRY_AFTER_SECONDS,
+  );
+}
+
+function dependencyUnavailable(detail: string, retryAfterSeconds: number): Response {
+  return problemResponse(
+    {
+      type: problemType("dependency-unavailable"),
+      title: "A service this request needs did not answer",
+      status: 503,
+      detail,
+    },
+    { [RETRY_AFTER_HEADER]: String(retryAfterSeconds) },
+  );
+}
+
+// Powertools and the copied designs may wrap what the checkout threw.
+function paymentFailureIn(error: unknown): PaymentProviderError | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 4; depth++) {
+    if (cause instanceof PaymentProviderError) return cause;
+    cause = cause.cause;
+  }
+  return undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Database } from "@/lib/db/client";
 import type { KeyState, RecoveryPoint } from "@/lib/generated/prisma/enums";
+import { providerUnreachable } from "@/lib/ledger/provider-tally";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { orderLocation } from "@/lib/orders/order-view";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
@@ -178,11 +179,7 @@ async function providerView(
       paymentIntents: intents.map((intent, index) => paymentView(intent, charges[index]!)),
     };
   } catch (error) {
-    if (error instanceof PaymentLookupError)
-      return {
-        available: false,
-        detail: `The payment provider could not be asked: ${error.message}`,
-      };
+    if (error instanceof PaymentLookupError) return providerUnreachable(error);
     throw error;
   }
 }

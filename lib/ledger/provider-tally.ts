@@ -1,3 +1,4 @@
+import { errorFields, log } from "@/lib/log";
 import {
   PaymentLookupError,
   type PaymentRecords,
@@ -32,11 +33,7 @@ export async function tallyAtProvider(
   try {
     payments = await records.findPayments(metadata);
   } catch (error) {
-    if (error instanceof PaymentLookupError)
-      return {
-        available: false,
-        detail: `The payment provider could not be asked: ${error.message}`,
-      };
+    if (error instanceof PaymentLookupError) return providerUnreachable(error);
     throw error;
   }
   const succeeded = payments.filter((payment) => payment.status === "succeeded");
@@ -48,3 +45,19 @@ export async function tallyAtProvider(
     payments,
   };
 }
+
+/**
+ * A lookup that failed, as a reader shows it: that the provider could not
+ * be asked, in words of ours. What its client said (a host, a port, a
+ * message from the SDK) is logged, under the request's id, for an operator.
+ */
+export function providerUnreachable(error: PaymentLookupError): {
+  available: false;
+  detail: string;
+} {
+  log.warn("provider.lookup_failed", errorFields(error));
+  return { available: false, detail: PROVIDER_UNREACHABLE_DETAIL };
+}
+
+export const PROVIDER_UNREACHABLE_DETAIL =
+  "The payment provider could not be asked just now, so nothing here is counted from its records. Reload in a moment.";

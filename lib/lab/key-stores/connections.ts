@@ -51,6 +51,7 @@ async function startOrExplain<T>(
     return await connect();
   } catch (error) {
     throw new LabKeyStoreUnavailable(
+      what,
       `The lab's ${what} is not available (${error instanceof Error ? error.message : String(error)}). ${howToFix}`,
       { cause: error },
     );

@@ -5,7 +5,13 @@
  * lab's keyless one) does not load the AWS SDK and node-redis to know it.
  */
 export class LabKeyStoreUnavailable extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(
+    /** Which store, in words a client may see: "DynamoDB", "Redis". */
+    readonly store: string,
+    /** For the log: what its client said, and what an operator can set. */
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = "LabKeyStoreUnavailable";
   }
