@@ -83,6 +83,18 @@ const serverEnvSchema = z.object({
   CHECKOUT_RATE_LIMIT: z.coerce.number().int().min(0).default(6000),
   // New API accounts (POST /api/accounts) per client address.
   ACCOUNT_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+  // Lookups at the payment provider (a search, a list of charges) that one
+  // account's reads may make: the lab's storm reports and list, the key
+  // inspector, the ledger page. The provider is the shop's, shared with
+  // every checkout, and past its own rate limit it refuses checkouts too.
+  // The ledger's largest page (100 lookups) three times a window fits.
+  PROVIDER_READ_RATE_LIMIT: z.coerce.number().int().min(0).default(300),
+  // Requests to the strategy lab's endpoints per account (starting a storm,
+  // its reports, the lab's own strategies, each of which charges the
+  // provider): the largest storm (200) at each of its six strategies in one
+  // window, with their reports (about 1,220 requests), fits; a script that
+  // fires storms without end does not.
+  LAB_RATE_LIMIT: z.coerce.number().int().min(0).default(1500),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // Proxies in front of the app that append to X-Forwarded-For (the
   // cluster's balancer is one): the client's address is the entry the

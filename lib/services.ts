@@ -7,6 +7,7 @@ import { resumerOf, type Resumer } from "@/lib/idempotency/idempotent-endpoint";
 import { PrismaIdempotencyStore } from "@/lib/idempotency/prisma-store";
 import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import type { IdempotencyStore } from "@/lib/idempotency/store";
+import { providerReadsOf } from "@/lib/ledger/provider-reads";
 import { postgresRateLimit } from "@/lib/limits/rate-limit";
 import { checkoutEndpoint, type CheckoutDeps } from "@/lib/orders/checkout";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
@@ -62,6 +63,18 @@ function buildServices() {
     points: env.ACCOUNT_RATE_LIMIT,
     windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
   });
+  /** Requests to the strategy lab, per account. */
+  const labLimit = postgresRateLimit(statements, {
+    name: "lab",
+    points: env.LAB_RATE_LIMIT,
+    windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+  });
+  /** Lookups at the payment provider, per account (lib/ledger/provider-reads.ts). */
+  const providerReadLimit = postgresRateLimit(statements, {
+    name: "provider_reads",
+    points: env.PROVIDER_READ_RATE_LIMIT,
+    windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+  });
   const authenticator: Authenticator = {
     db: database,
     admitNewAccount: (request) =>
@@ -78,6 +91,10 @@ function buildServices() {
     checkoutFor,
     /** Who is asking, and the per-address limit on new accounts (API and browser alike). */
     authenticator,
+    labLimit,
+    /** What one account's reads may ask the payment provider. */
+    providerReadsFor: (accountId: string) =>
+      providerReadsOf(paymentProvider, providerReadLimit, accountId),
     /** How the recovery worker resumes a stored request, by the endpoint that owns it. */
     resumerFor(method: string, path: string): Resumer | undefined {
       return method === "POST" && path === "/api/orders" ? resumerOf(checkoutFor()) : undefined;

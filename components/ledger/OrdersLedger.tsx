@@ -88,6 +88,24 @@ function Summary({
       </p>
     );
   }
+  // Claim nothing of orders the provider was not asked about.
+  const uncounted = rows.filter(
+    (row) => row.charges.kind === "unavailable" || row.charges.kind === "limited",
+  ).length;
+  if (uncounted > 0) {
+    return (
+      <p
+        className="mt-6 flex gap-2 rounded-2xl bg-honey/40 px-4 py-3 text-sm text-roast"
+        data-testid="ledger-summary"
+        data-wrong={0}
+        data-uncounted={uncounted}
+      >
+        {uncounted} {uncounted === 1 ? "order on this page was" : "orders on this page were"} not
+        counted at the payment provider this time; reload in a moment to count{" "}
+        {uncounted === 1 ? "it" : "them"}.
+      </p>
+    );
+  }
   return (
     <p
       className="mt-6 flex gap-2 rounded-2xl bg-sage-soft px-4 py-3 text-sm text-espresso"
@@ -183,6 +201,17 @@ function ChargeBadge({ charges }: { charges: ChargeCount }) {
         data-charges=""
       >
         Provider unreachable: not counted
+      </p>
+    );
+  }
+  if (charges.kind === "limited") {
+    return (
+      <p
+        className="rounded-full bg-honey/40 px-3 py-1 text-xs font-semibold text-roast"
+        data-testid="ledger-charges"
+        data-charges=""
+      >
+        Not counted: too many lookups, reload in {charges.retryAfterSeconds} s
       </p>
     );
   }

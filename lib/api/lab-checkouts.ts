@@ -12,8 +12,8 @@ import { getServices } from "@/lib/services";
  * (and nothing of the idempotency layer, which the lab must not use).
  */
 function labServices(): LabServices {
-  const { authenticator, db, pool, statements, paymentProvider } = getServices();
-  return { authenticator, db, pool, statements, provider: paymentProvider };
+  const { authenticator, labLimit, db, pool, statements, paymentProvider } = getServices();
+  return { authenticator, labLimit, db, pool, statements, provider: paymentProvider };
 }
 
 type LabHandler = (request: Request, services: LabServices) => Promise<Response>;

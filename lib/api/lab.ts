@@ -4,8 +4,9 @@ import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settin
 import { jsonResponse } from "@/lib/http/json";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import { readJsonBody } from "@/lib/http/request-body";
-import { requestProblemResponse } from "@/lib/http/request-problems";
+import { rateLimitedResponse, requestProblemResponse } from "@/lib/http/request-problems";
 import { isUuid } from "@/lib/http/uuid";
+import { refusedByLabLimit } from "@/lib/lab/admission";
 import {
   allowedStormSizes,
   createStorm,
@@ -15,6 +16,11 @@ import {
   unfiredStormReport,
 } from "@/lib/lab/storms";
 import { isLabOnly, LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
+import {
+  ProviderReadsLimited,
+  providerReadsLimitedDetail,
+  type ProviderReads,
+} from "@/lib/ledger/provider-reads";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { getServices } from "@/lib/services";
 
@@ -47,9 +53,11 @@ const newRunSchema = z
 
 /** POST /api/lab/storms {strategy, size} (a storm) or {strategy, kind: "crash"} (the crash scenario) */
 export async function startStorm(request: Request): Promise<Response> {
-  const { authenticator, db } = getServices();
+  const { authenticator, labLimit, db } = getServices();
   const auth = await authenticate(authenticator, request);
   if (!auth.ok) return authFailureResponse(auth.failure);
+  const refused = await refusedByLabLimit(labLimit, auth.caller.accountId);
+  if (refused) return refused;
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
   const parsed = newRunSchema.safeParse(read.json);
@@ -94,14 +102,21 @@ export async function startStorm(request: Request): Promise<Response> {
 
 /** GET /api/lab/storms: the latest storms, newest first, each with its report. */
 export async function listStorms(request: Request): Promise<Response> {
-  const { authenticator, db, paymentProvider } = getServices();
+  const { authenticator, labLimit, db, providerReadsFor } = getServices();
   const auth = await authenticate(authenticator, request);
   if (!auth.ok) return authFailureResponse(auth.failure);
-  const storms = await latestStorms(db, auth.caller.accountId, LISTED_STORMS + 1);
+  const { accountId } = auth.caller;
+  const refused = await refusedByLabLimit(labLimit, accountId);
+  if (refused) return refused;
+  const storms = await latestStorms(db, accountId, LISTED_STORMS + 1);
   const shown = storms.slice(0, LISTED_STORMS);
-  // Each report asks the provider; a few at a time, as the ledger does.
+  // Each report asks the provider once: all of them, or none.
+  const reads = providerReadsFor(accountId);
+  const limited = await reserveReads(reads, shown.length);
+  if (limited) return limited;
+  // A few at a time, as the ledger does.
   const data = await mapWithLimit(shown, REPORTS_AT_ONCE, (storm) =>
-    reportStorm(db, paymentProvider, storm),
+    reportStorm(db, reads.records, storm),
   );
   return jsonResponse(
     200,
@@ -112,10 +127,13 @@ export async function listStorms(request: Request): Promise<Response> {
 
 /** GET /api/lab/storms/{id} */
 export async function getStorm(request: Request, stormId: string): Promise<Response> {
-  const { authenticator, db, paymentProvider } = getServices();
+  const { authenticator, labLimit, db, providerReadsFor } = getServices();
   const auth = await authenticate(authenticator, request);
   if (!auth.ok) return authFailureResponse(auth.failure);
-  const storm = isUuid(stormId) ? await findStorm(db, auth.caller.accountId, stormId) : undefined;
+  const { accountId } = auth.caller;
+  const refused = await refusedByLabLimit(labLimit, accountId);
+  if (refused) return refused;
+  const storm = isUuid(stormId) ? await findStorm(db, accountId, stormId) : undefined;
   if (!storm) {
     return problemResponse({
       type: problemType("lab-storm-not-found"),
@@ -124,5 +142,22 @@ export async function getStorm(request: Request, stormId: string): Promise<Respo
       detail: `No storm ${stormId} for this account.`,
     });
   }
-  return jsonResponse(200, await reportStorm(db, paymentProvider, storm), PRIVATE);
+  const reads = providerReadsFor(accountId);
+  const limited = await reserveReads(reads, 1);
+  if (limited) return limited;
+  return jsonResponse(200, await reportStorm(db, reads.records, storm), PRIVATE);
+}
+
+/** A 429 when the account's provider reads cannot cover `lookups` more; nothing was asked. */
+async function reserveReads(reads: ProviderReads, lookups: number): Promise<Response | undefined> {
+  try {
+    await reads.reserve(lookups);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ProviderReadsLimited)) throw error;
+    return rateLimitedResponse(
+      providerReadsLimitedDetail(error.retryAfterSeconds),
+      error.retryAfterSeconds,
+    );
+  }
 }

@@ -18,12 +18,14 @@ import { requestProblemResponse } from "@/lib/http/request-problems";
 import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
 import { orderRowsStatement } from "@/lib/orders/order-rows-sql";
 import { chargeWrite, type ChargeWrite } from "@/lib/orders/record";
+import type { RateLimit } from "@/lib/limits/rate-limit";
 import {
   PaymentProviderError,
   type ChargeResult,
   type PaymentProvider,
 } from "@/lib/payments/provider";
 import { errorFields, log } from "@/lib/log";
+import { refusedByLabLimit } from "@/lib/lab/admission";
 import { LAB_PROVIDER_KEY_PREFIX, LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
 import { LabKeyStoreUnavailable } from "@/lib/lab/key-stores/unavailable";
 import { LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
@@ -70,16 +72,20 @@ export type LabCrashPoint = "after-charge";
 /** What the lab's strategies run on, handed over by the API layer. */
 export type LabServices = Pick<LabCheckout, "db" | "pool" | "statements" | "provider"> & {
   authenticator: Authenticator;
+  /** The lab's requests per account (LAB_RATE_LIMIT). */
+  labLimit: RateLimit;
 };
 
 export async function runLabCheckout(
   request: Request,
-  { authenticator, db, pool, statements, provider }: LabServices,
+  { authenticator, labLimit, db, pool, statements, provider }: LabServices,
   strategy: LabOnlyStrategy,
   run: (checkout: LabCheckout) => Promise<Response>,
 ): Promise<Response> {
   const auth = await authenticate(authenticator, request);
   if (!auth.ok) return authFailureResponse(auth.failure);
+  const refused = await refusedByLabLimit(labLimit, auth.caller.accountId);
+  if (refused) return refused;
   if (!demoFaultsEnabled()) {
     return demoFaultsDisabledResponse(
       `This server was started without DEMO_FAULTS=on, so the lab's "${LAB_STRATEGY_INFO[strategy].name}" strategy is switched off: it would charge twice on purpose.`,

@@ -1,12 +1,16 @@
 import type { Database } from "@/lib/db/client";
 import type { KeyState, RecoveryPoint } from "@/lib/generated/prisma/enums";
-import { providerUnreachable } from "@/lib/ledger/provider-tally";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { orderLocation } from "@/lib/orders/order-view";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import {
+  ProviderReadsLimited,
+  providerReadsLimitedDetail,
+  type ProviderReads,
+} from "@/lib/ledger/provider-reads";
+import { providerUnreachable } from "@/lib/ledger/provider-tally";
+import {
   PaymentLookupError,
-  type PaymentRecords,
   type ProviderCharge,
   type ProviderPayment,
 } from "@/lib/payments/provider";
@@ -38,9 +42,10 @@ export interface KeyInspection {
   request: { method: string; path: string };
   response: { status: number } | null;
   providerKey: string;
+  /** retryAfterSeconds: the account's provider reads ran out (GET /api/keys answers 429). */
   provider:
     | { available: true; paymentIntents: ProviderPaymentView[] }
-    | { available: false; detail: string };
+    | { available: false; detail: string; retryAfterSeconds?: number };
   order: {
     id: string;
     location: string;
@@ -98,7 +103,7 @@ const POSSIBLE_KEY = /^[\x21-\x7e]{1,255}$/;
 /** The account's own key, or undefined: another account's key is as absent as one that never was. */
 export async function inspectKey(
   db: Database,
-  records: PaymentRecords,
+  reads: ProviderReads,
   accountId: string,
   key: string,
 ): Promise<KeyInspection | undefined> {
@@ -121,7 +126,7 @@ export async function inspectKey(
       select: { id: true, totalAmount: true, currency: true, createdAt: true },
     }),
     db.payment.findMany({ where: { idempotencyKeyId: row.id }, orderBy: { createdAt: "asc" } }),
-    providerView(records, providerKey),
+    providerView(reads, providerKey),
   ]);
   return {
     object: "idempotency_key",
@@ -167,12 +172,16 @@ export async function inspectKey(
 
 // A provider key names one PaymentIntent, but a lookup that found more would
 // be the very thing to show, so each found one is listed with its charges.
+// Each lookup is reserved from the account's provider reads before it is made.
 async function providerView(
-  records: PaymentRecords,
+  reads: ProviderReads,
   providerKey: string,
 ): Promise<KeyInspection["provider"]> {
+  const { records } = reads;
   try {
+    await reads.reserve(1);
     const intents = await records.findPayments({ [PROVIDER_KEY_METADATA]: providerKey });
+    await reads.reserve(intents.length);
     const charges = await mapWithLimit(intents, 4, (intent) => records.chargesOf(intent.id));
     return {
       available: true,
@@ -180,6 +189,12 @@ async function providerView(
     };
   } catch (error) {
     if (error instanceof PaymentLookupError) return providerUnreachable(error);
+    if (error instanceof ProviderReadsLimited)
+      return {
+        available: false,
+        detail: providerReadsLimitedDetail(error.retryAfterSeconds),
+        retryAfterSeconds: error.retryAfterSeconds,
+      };
     throw error;
   }
 }

@@ -3,10 +3,10 @@ import type { ListParams } from "@/lib/http/list-params";
 import { LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
 import type { LabStrategy } from "@/lib/lab/strategies";
 import { ordersPage } from "@/lib/ledger/orders";
+import { ProviderReadsLimited, type ProviderReads } from "@/lib/ledger/provider-reads";
 import { tallyAtProvider, type ProviderTally } from "@/lib/ledger/provider-tally";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { orderView, type OrderView, type OrderWithDetails } from "@/lib/orders/order-view";
-import type { PaymentRecords } from "@/lib/payments/provider";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
 
 /**
@@ -31,6 +31,8 @@ export interface LedgerRow {
 export type ChargeCount =
   | { kind: "counted"; scope: "key" | "storm" | "order"; charges: number; amountCharged: number }
   | { kind: "unavailable"; detail: string }
+  // The account's provider reads ran out: counted again once the window has room.
+  | { kind: "limited"; retryAfterSeconds: number }
   // Paid before payments kept their provider key: nothing to look it up by.
   | { kind: "untracked" };
 
@@ -42,7 +44,7 @@ const LOOKUPS_AT_ONCE = 4;
 
 export async function ledgerPage(
   db: Database,
-  records: PaymentRecords,
+  reads: ProviderReads,
   accountId: string,
   params: ListParams,
 ): Promise<LedgerPage> {
@@ -63,13 +65,7 @@ export async function ledgerPage(
   const distinct = [
     ...new Map(lookups.flatMap((lookup) => (lookup ? [[lookup.id, lookup]] : []))).values(),
   ];
-  const tallies = new Map(
-    await mapWithLimit(
-      distinct,
-      LOOKUPS_AT_ONCE,
-      async (lookup) => [lookup.id, await tallyAtProvider(records, lookup.metadata)] as const,
-    ),
-  );
+  const tallies = await talliesWithin(reads, distinct);
 
   const rows = page.orders.map((order, index): LedgerRow => {
     const storm = stormByCart.get(order.cartId);
@@ -80,10 +76,37 @@ export async function ledgerPage(
         storm && order.source !== "checkout"
           ? { id: storm.id, strategy: storm.strategy, size: storm.size }
           : null,
-      charges: lookup ? chargeCount(lookup.scope, tallies.get(lookup.id)!) : { kind: "untracked" },
+      charges: !lookup
+        ? { kind: "untracked" }
+        : tallies.kind === "limited"
+          ? tallies
+          : chargeCount(lookup.scope, tallies.byLookup.get(lookup.id)!),
     };
   });
   return { kind: "page", rows, hasMore: page.hasMore };
+}
+
+/** Every lookup of the page, or none of them when the account's provider reads would not cover them all. */
+async function talliesWithin(
+  reads: ProviderReads,
+  lookups: readonly Lookup[],
+): Promise<
+  | { kind: "counted"; byLookup: Map<string, ProviderTally> }
+  | { kind: "limited"; retryAfterSeconds: number }
+> {
+  try {
+    await reads.reserve(lookups.length);
+  } catch (error) {
+    if (error instanceof ProviderReadsLimited)
+      return { kind: "limited", retryAfterSeconds: error.retryAfterSeconds };
+    throw error;
+  }
+  const tallies = await mapWithLimit(
+    lookups,
+    LOOKUPS_AT_ONCE,
+    async (lookup) => [lookup.id, await tallyAtProvider(reads.records, lookup.metadata)] as const,
+  );
+  return { kind: "counted", byLookup: new Map(tallies) };
 }
 
 interface Lookup {

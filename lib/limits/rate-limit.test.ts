@@ -66,6 +66,25 @@ describe("a rate limit", () => {
     },
   );
 
+  it("counts a request's cost all at once: what fits is allowed, what does not is refused whole", async () => {
+    const limit = postgresRateLimit(testDb(), {
+      name: "test_window",
+      points: 5,
+      windowSeconds: 60,
+    });
+    const caller = randomUUID();
+    expect(await limit.consume(caller, 3)).toEqual({ allowed: true });
+    expect(await limit.consume(caller, 2)).toEqual({ allowed: true });
+    expect(await limit.consume(caller, 1)).toMatchObject({ allowed: false });
+    expect(await windowPoints(`test_window:${caller}`)).toBe(6);
+    const other = randomUUID();
+    expect(await limit.consume(other, 6)).toMatchObject({ allowed: false });
+    // Nothing to count costs nothing and writes nothing.
+    const idle = randomUUID();
+    expect(await limit.consume(idle, 0)).toEqual({ allowed: true });
+    expect(await windowPoints(`test_window:${idle}`)).toBe(0);
+  });
+
   it("counts each caller in a window of its own", async () => {
     const limit = postgresRateLimit(testDb(), {
       name: "test_window",

@@ -10,8 +10,12 @@ import type { Queryable } from "@/lib/db/sql";
 export type LimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 export interface RateLimit {
-  /** Counts one request by `caller`; refuses it once the window is full. */
-  consume(caller: string): Promise<LimitDecision>;
+  /**
+   * Counts `cost` points (one request, or the provider lookups one request
+   * needs) for `caller`, all or none: refuses them when they do not all fit
+   * in the window. Refused points count too, as a refused request does.
+   */
+  consume(caller: string, cost?: number): Promise<LimitDecision>;
 }
 
 export interface RateLimitOptions {
@@ -28,14 +32,14 @@ const ALLOWED: LimitDecision = Object.freeze({ allowed: true });
 const NOW_MS = `(extract(epoch FROM statement_timestamp()) * 1000)::bigint`;
 
 /**
- * One more request in the caller's window: a new window when there is none
- * or the last one ended, else one more point in it. Concurrent requests of
+ * More points in the caller's window: a new window when there is none or
+ * the last one ended, else these points added to it. Concurrent requests of
  * one caller queue on its row's lock, so none of their points is lost.
  */
-const COUNT_ONE = `INSERT INTO rate_limits AS window_row (key, points, expire)
-  VALUES ($1, 1, ${NOW_MS} + $2::bigint)
+const COUNT = `INSERT INTO rate_limits AS window_row (key, points, expire)
+  VALUES ($1, $3::int, ${NOW_MS} + $2::bigint)
   ON CONFLICT (key) DO UPDATE SET
-    points = CASE WHEN coalesce(window_row.expire <= ${NOW_MS}, true) THEN 1 ELSE window_row.points + 1 END,
+    points = CASE WHEN coalesce(window_row.expire <= ${NOW_MS}, true) THEN $3::int ELSE window_row.points + $3::int END,
     expire = CASE WHEN coalesce(window_row.expire <= ${NOW_MS}, true) THEN EXCLUDED.expire ELSE window_row.expire END
   RETURNING points, (expire - ${NOW_MS})::int AS ms_left`;
 
@@ -44,11 +48,12 @@ export function postgresRateLimit(
   { name, points, windowSeconds }: RateLimitOptions,
 ): RateLimit {
   return {
-    async consume(caller) {
-      if (points === 0) return ALLOWED;
-      const result = await db.query<{ points: number; ms_left: number }>(COUNT_ONE, [
+    async consume(caller, cost = 1) {
+      if (points === 0 || cost === 0) return ALLOWED;
+      const result = await db.query<{ points: number; ms_left: number }>(COUNT, [
         `${name}:${caller}`,
         windowSeconds * 1000,
+        cost,
       ]);
       const { points: used, ms_left: msLeft } = result.rows[0]!;
       return used <= points

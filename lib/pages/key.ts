@@ -6,6 +6,6 @@ import { getServices } from "@/lib/services";
 export async function keyPageView(key: string): Promise<KeyInspection | undefined> {
   const accountId = await pageAccount();
   if (!accountId) return undefined;
-  const { db, paymentProvider } = getServices();
-  return inspectKey(db, paymentProvider, accountId, key);
+  const { db, providerReadsFor } = getServices();
+  return inspectKey(db, providerReadsFor(accountId), accountId, key);
 }

@@ -23,8 +23,8 @@ export async function ordersPageView(
   );
   if (!query.ok) return { kind: "bad-query", detail: describeQueryErrors(query.errors) };
 
-  const { db, paymentProvider } = getServices();
-  const page = await ledgerPage(db, paymentProvider, accountId, query.params);
+  const { db, providerReadsFor } = getServices();
+  const page = await ledgerPage(db, providerReadsFor(accountId), accountId, query.params);
   if (page.kind === "unknown-cursor")
     return {
       kind: "bad-query",
