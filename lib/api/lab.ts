@@ -53,11 +53,9 @@ const newRunSchema = z
 
 /** POST /api/lab/storms {strategy, size} (a storm) or {strategy, kind: "crash"} (the crash scenario) */
 export async function startStorm(request: Request): Promise<Response> {
-  const { authenticator, labLimit, db } = getServices();
-  const auth = await authenticate(authenticator, request);
-  if (!auth.ok) return authFailureResponse(auth.failure);
-  const refused = await refusedByLabLimit(labLimit, auth.caller.accountId);
-  if (refused) return refused;
+  const { db } = getServices();
+  const caller = await admitLabCaller(request);
+  if (caller instanceof Response) return caller;
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
   const parsed = newRunSchema.safeParse(read.json);
@@ -90,7 +88,7 @@ export async function startStorm(request: Request): Promise<Response> {
   }
   const storm = await createStorm(
     db,
-    auth.caller.accountId,
+    caller.accountId,
     strategy,
     kind === "storm" ? { kind, size: size! } : { kind },
   );
@@ -102,12 +100,10 @@ export async function startStorm(request: Request): Promise<Response> {
 
 /** GET /api/lab/storms: the latest storms, newest first, each with its report. */
 export async function listStorms(request: Request): Promise<Response> {
-  const { authenticator, labLimit, db, providerReadsFor } = getServices();
-  const auth = await authenticate(authenticator, request);
-  if (!auth.ok) return authFailureResponse(auth.failure);
-  const { accountId } = auth.caller;
-  const refused = await refusedByLabLimit(labLimit, accountId);
-  if (refused) return refused;
+  const { db, providerReadsFor } = getServices();
+  const caller = await admitLabCaller(request);
+  if (caller instanceof Response) return caller;
+  const { accountId } = caller;
   const storms = await latestStorms(db, accountId, LISTED_STORMS + 1);
   const shown = storms.slice(0, LISTED_STORMS);
   // Each report asks the provider once: all of them, or none.
@@ -127,12 +123,10 @@ export async function listStorms(request: Request): Promise<Response> {
 
 /** GET /api/lab/storms/{id} */
 export async function getStorm(request: Request, stormId: string): Promise<Response> {
-  const { authenticator, labLimit, db, providerReadsFor } = getServices();
-  const auth = await authenticate(authenticator, request);
-  if (!auth.ok) return authFailureResponse(auth.failure);
-  const { accountId } = auth.caller;
-  const refused = await refusedByLabLimit(labLimit, accountId);
-  if (refused) return refused;
+  const { db, providerReadsFor } = getServices();
+  const caller = await admitLabCaller(request);
+  if (caller instanceof Response) return caller;
+  const { accountId } = caller;
   const storm = isUuid(stormId) ? await findStorm(db, accountId, stormId) : undefined;
   if (!storm) {
     return problemResponse({
@@ -146,6 +140,15 @@ export async function getStorm(request: Request, stormId: string): Promise<Respo
   const limited = await reserveReads(reads, 1);
   if (limited) return limited;
   return jsonResponse(200, await reportStorm(db, reads.records, storm), PRIVATE);
+}
+
+/** The caller, signed in and within the lab's rate limit; else the 401 or 429 that says why not. */
+async function admitLabCaller(request: Request): Promise<{ accountId: string } | Response> {
+  const { authenticator, labLimit } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
+  const { accountId } = auth.caller;
+  return (await refusedByLabLimit(labLimit, accountId)) ?? { accountId };
 }
 
 /** A 429 when the account's provider reads cannot cover `lookups` more; nothing was asked. */

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StormReport } from "@/lib/lab/storms";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
 import { ledgerFor, setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { createAccount, postOrder } from "@/lib/testing/api-client";
+import { startLabStorm } from "@/lib/testing/api-client-demo";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { expectNoInternalText, loggedLine } from "@/lib/testing/internal-text";
 import { rowsAt } from "@/lib/testing/rows";
@@ -191,7 +191,7 @@ describe("while the payment provider is unreachable, what does not need it still
     const shopper = await createAccount(app.baseUrl);
     const key = randomUUID();
     expect((await checkout(app, shopper.token, key)).response.status).toBe(201);
-    const storm = await startStorm(app, shopper.token);
+    const storm = await startLabStorm(shopper.token, app.baseUrl);
 
     await providerLink.cut();
     try {
@@ -223,7 +223,7 @@ describe("while the payment provider is unreachable, what does not need it still
 
   it("a lab strategy that must charge answers 503 dependency-unavailable with Retry-After and the request id, and no provider text", async () => {
     const shopper = await createAccount(app.baseUrl);
-    const storm = await startStorm(app, shopper.token);
+    const storm = await startLabStorm(shopper.token, app.baseUrl);
 
     await providerLink.cut();
     let response: Response;
@@ -253,14 +253,3 @@ describe("while the payment provider is unreachable, what does not need it still
     expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 0, payments: 0 });
   });
 });
-
-/** A storm of two of the lab's keyless strategy: what the lab page would send. */
-async function startStorm(server: AppServer, token: string): Promise<StormReport> {
-  const response = await fetch(`${server.baseUrl}/api/lab/storms`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ strategy: "no_key", size: 2 }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as StormReport;
-}

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StormReport } from "@/lib/lab/storms";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
 import { browserSession, cartBody, createAccount } from "@/lib/testing/api-client";
+import { startLabStorm } from "@/lib/testing/api-client-demo";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { startHttpRecorder, type HttpRecorder } from "@/lib/testing/http-recorder";
 import { startTestSimulator } from "@/lib/testing/payment-simulator";
@@ -67,16 +68,6 @@ function checkout(caller: Record<string, string>, key: string): Promise<Response
   });
 }
 
-async function startStorm(token: string): Promise<StormReport> {
-  const response = await fetch(`${app.baseUrl}/api/lab/storms`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ strategy: "no_key", size: 2 }),
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as StormReport;
-}
-
 async function expectRateLimited(response: Response, about: RegExp): Promise<void> {
   expect(response.status).toBe(429);
   expect(response.headers.get("content-type")).toBe("application/problem+json");
@@ -93,7 +84,7 @@ async function expectRateLimited(response: Response, about: RegExp): Promise<voi
 describe("provider reads per account", () => {
   it(`answers ${PROVIDER_READS} storm reports, refuses the next with 429 and Retry-After, and the provider saw ${PROVIDER_READS} searches`, async () => {
     const account = await createAccount(app.baseUrl);
-    const storm = await startStorm(account.token);
+    const storm = await startLabStorm(account.token, app.baseUrl);
     const key = randomUUID();
     expect((await checkout({ Authorization: `Bearer ${account.token}` }, key)).status).toBe(201);
     const from = recorder.requests().length;
@@ -110,15 +101,15 @@ describe("provider reads per account", () => {
 
     // Per account: another one still reads.
     const other = await createAccount(app.baseUrl);
-    const itsStorm = await startStorm(other.token);
+    const itsStorm = await startLabStorm(other.token, app.baseUrl);
     expect((await get(`/api/lab/storms/${itsStorm.id}`, other.token)).status).toBe(200);
     expect(searchesSince(from)).toBe(PROVIDER_READS + 1);
   });
 
   it("the storm list asks for all its reports or for none", async () => {
     const account = await createAccount(app.baseUrl);
-    await startStorm(account.token);
-    await startStorm(account.token);
+    await startLabStorm(account.token, app.baseUrl);
+    await startLabStorm(account.token, app.baseUrl);
     const from = recorder.requests().length;
 
     const listed = await get("/api/lab/storms", account.token);
@@ -161,7 +152,7 @@ describe("the lab's endpoints per account", () => {
     const account = await createAccount(app.baseUrl);
     let storm: StormReport | undefined;
     for (let request = 0; request < LAB_REQUESTS; request++)
-      storm = await startStorm(account.token);
+      storm = await startLabStorm(account.token, app.baseUrl);
     const from = recorder.requests().length;
 
     const refused = await fetch(`${app.baseUrl}/api/lab/storms`, {

@@ -273,20 +273,16 @@ describeOnServer(
         });
         expect(order.status).toBe(200);
 
-        const response = await fetch(`${cluster.url}/api/orders`, {
-          method: "POST",
-          headers: {
-            Authorization: `Bearer ${account.token}`,
-            "Content-Type": "application/json",
-            "Idempotency-Key": randomUUID(),
-          },
-          body: JSON.stringify(cartBody()),
+        const { response, text } = await postOrder({
+          baseUrl: cluster.url,
+          token: account.token,
+          key: randomUUID(),
         });
         expect(response.status).toBe(503);
         expect(response.headers.get("content-type")).toBe("application/problem+json");
         expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
         // The instance's own answer, not the balancer's "no instance is ready".
-        expect(await response.json()).toMatchObject({
+        expect(JSON.parse(text)).toMatchObject({
           type: "urn:oncepay:problem:dependency-unavailable",
         });
         expect(await activeServers(cluster)).toBe(inRotation);

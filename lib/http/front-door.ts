@@ -34,11 +34,10 @@ export function refusalFor(request: {
   target: string;
   headers: IncomingHttpHeaders;
 }): Refusal | undefined {
-  const { method, target } = request;
-  const requestId = requestIdFrom(request.headers[REQUEST_ID_HEADER.toLowerCase()]);
+  const { method, target, headers } = request;
   if (!SERVED_METHODS.includes(method))
     return refusal(
-      requestId,
+      headers,
       405,
       "method-not-allowed",
       "Method not allowed",
@@ -47,7 +46,7 @@ export function refusalFor(request: {
     );
   if (!decodes(target))
     return refusal(
-      requestId,
+      headers,
       400,
       "malformed-path",
       "Malformed path",
@@ -80,8 +79,10 @@ function decodes(target: string): boolean {
   }
 }
 
+// The request id is made here, for a refusal only: a request passed on gets
+// its own from the route it reaches.
 function refusal(
-  requestId: string,
+  requestHeaders: IncomingHttpHeaders,
   status: Refusal["status"],
   slug: string,
   title: string,
@@ -94,7 +95,7 @@ function refusal(
       ...SECURITY_HEADERS,
       "Content-Type": PROBLEM_CONTENT_TYPE,
       "Cache-Control": "no-store",
-      [REQUEST_ID_HEADER]: requestId,
+      [REQUEST_ID_HEADER]: requestIdFrom(requestHeaders[REQUEST_ID_HEADER.toLowerCase()]),
       ...extraHeaders,
     },
     body: JSON.stringify({ type: problemType(slug), title, status, detail }),

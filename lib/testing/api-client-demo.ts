@@ -1,5 +1,6 @@
 import { baseUrl } from "@/lib/testing/api-client";
 import type { DemoSettings } from "@/lib/demo/settings";
+import type { StormReport } from "@/lib/lab/storms";
 
 /** Switches an account's demo faults through the public API, as the demo panel does. */
 export async function setDemoSettings(
@@ -27,4 +28,16 @@ export async function postUnsafeOrder(options: {
     headers,
     body: JSON.stringify(options.body),
   });
+}
+
+/** POST /api/lab/storms: a storm of two of the lab's keyless strategy, as the lab page starts one. */
+export async function startLabStorm(token: string, base: string = baseUrl()): Promise<StormReport> {
+  const response = await fetch(`${base}/api/lab/storms`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ strategy: "no_key", size: 2 }),
+  });
+  if (response.status !== 201)
+    throw new Error(`POST /api/lab/storms answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as StormReport;
 }
