@@ -16,6 +16,11 @@ const UNAVAILABLE_CODES = new Set([
   "08000", // connection_exception
   "08003", // connection_does_not_exist
   "08006", // connection_failure
+  // A node that is no longer (or not yet) the primary: during a failover the
+  // balancer may route to one for a moment before its checks catch up.
+  "25006", // read_only_sql_transaction
+  // A commit that may exist on the primary alone (lib/db/replicated-commit.ts).
+  "ONCEPAY_UNREPLICATED_COMMIT",
   "P1001", // Prisma: can't reach database server
   "P1002", // Prisma: database server timed out
   "P1017", // Prisma: server closed the connection
@@ -28,6 +33,10 @@ const UNAVAILABLE_MESSAGES = [
   /connection refused/i,
   /timeout exceeded when trying to connect/i,
   /can't reach database server/i,
+  // PgBouncer's own: no server to lend (its PostgreSQL is failing over or gone).
+  /query_wait_timeout/i,
+  /server conn crashed/i,
+  /server login has been failing/i,
 ];
 
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
+import { queryReplicated } from "@/lib/db/replicated-commit";
 import type { Queryable } from "@/lib/db/sql";
 
 /**
@@ -19,13 +20,15 @@ import type { Queryable } from "@/lib/db/sql";
  * after each transaction, and a prepared statement lives in one session),
  * and so does the embedded database (all its connections share one
  * session, where two connections' names would collide).
+ *
+ * Either way a commit whose wait for the synchronous standby was cancelled
+ * is an error, not a success (lib/db/replicated-commit.ts).
  */
 export type StatementMode = "prepared" | "unnamed";
 
 const MAX_PREPARED_TEXTS = 200;
 
 export function statementsOn(pool: pg.Pool, mode: StatementMode): Queryable {
-  if (mode === "unnamed") return pool;
   const names = new Map<string, string>();
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
@@ -37,10 +40,11 @@ export function statementsOn(pool: pg.Pool, mode: StatementMode): Queryable {
   };
   return {
     query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-      const name = nameOf(text);
-      return name === undefined
-        ? pool.query<Row>(text, values)
-        : pool.query<Row>({ name, text, values });
+      const name = mode === "prepared" ? nameOf(text) : undefined;
+      return queryReplicated<Row>(
+        pool,
+        name === undefined ? { text, values } : { name, text, values },
+      );
     },
   };
 }

@@ -1,0 +1,80 @@
+import { setTimeout as delay } from "node:timers/promises";
+import pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { queryReplicated, UnreplicatedCommitError } from "@/lib/db/replicated-commit";
+import { describeOnServer } from "@/lib/testing/postgres-server-only";
+import { startThrowawayPostgres, type ThrowawayPostgres } from "@/lib/testing/throwaway-postgres";
+
+/**
+ * A server that names a synchronous standby that never connects: every
+ * durable commit waits for it, as a primary's does while its standby is
+ * stopped, until the test cancels the wait.
+ */
+let server: ThrowawayPostgres;
+let pool: pg.Pool;
+let admin: pg.Client;
+
+describeOnServer("crash", "a commit whose wait for the synchronous standby is cancelled", () => {
+  beforeAll(async () => {
+    server = await startThrowawayPostgres({ synchronous_standby_names: "nobody" });
+    admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    // The test's own writes do not wait for the standby.
+    await admin.query("SET synchronous_commit = local");
+    await admin.query("CREATE TABLE charges_started (key text PRIMARY KEY)");
+    pool = new pg.Pool({ connectionString: server.url, max: 2 });
+  }, 60_000);
+
+  afterAll(async () => {
+    await pool?.end();
+    await admin?.end();
+    await server?.remove();
+  });
+
+  it("is reported by PostgreSQL as a success: the trap", async () => {
+    const insert = pool.query("INSERT INTO charges_started VALUES ('plain')");
+    await cancelWaitingCommits();
+    await expect(insert).resolves.toMatchObject({ rowCount: 1 });
+    // It committed here, and nowhere else.
+    expect(await keys()).toContain("plain");
+  });
+
+  it("is an UnreplicatedCommitError through queryReplicated, which counts as the database being unavailable", async () => {
+    const insert = queryReplicated(pool, {
+      text: "INSERT INTO charges_started VALUES ($1)",
+      values: ["checked"],
+    });
+    await cancelWaitingCommits();
+    const error = await insert.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(UnreplicatedCommitError);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it("passes a commit that did not wait, and leaves the connection usable", async () => {
+    const read = await queryReplicated<{ n: number }>(pool, {
+      text: "SELECT count(*)::int AS n FROM charges_started",
+    });
+    expect(read.rows[0]!.n).toBe(2);
+  });
+});
+
+/** Cancels the first commit found waiting for the standby (it may take a moment to get there). */
+async function cancelWaitingCommits(): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    const { rows } = await admin.query<{ cancelled: boolean }>(
+      `SELECT pg_cancel_backend(pid) AS cancelled FROM pg_stat_activity WHERE wait_event = 'SyncRep'`,
+    );
+    if (rows.some((row) => row.cancelled)) return;
+    await delay(50);
+  }
+  throw new Error("No commit waited for the synchronous standby");
+}
+
+async function keys(): Promise<string[]> {
+  const { rows } = await admin.query<{ key: string }>("SELECT key FROM charges_started");
+  return rows.map((row) => row.key);
+}

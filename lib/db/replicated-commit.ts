@@ -1,0 +1,62 @@
+import type pg from "pg";
+
+/**
+ * A commit that waits for the synchronous standby can have that wait
+ * cancelled (a statement timeout, pg_cancel_backend, a client's cancel
+ * request). PostgreSQL then reports the commit as a success, with only a
+ * WARNING that it "has already committed locally, but might not have been
+ * replicated to the standby": it exists on this primary alone, and a
+ * failover loses it. Taken for durable, a `payment_started` lost that way
+ * would let the provider charge a key whose row the new primary never saw,
+ * and the retry would charge again under a new row.
+ *
+ * So the hot path's statements run on a connection whose notices are read,
+ * and such a commit is an error, which the engine treats like a database
+ * that could not be reached: nothing charged, the client told to retry.
+ */
+export class UnreplicatedCommitError extends Error {
+  /** Ours, not PostgreSQL's: lib/db/errors.ts counts it as the database being unavailable. */
+  readonly code = "ONCEPAY_UNREPLICATED_COMMIT";
+
+  constructor() {
+    super(
+      "The commit's wait for the synchronous standby was cancelled: it may exist on the primary alone",
+    );
+  }
+}
+
+// PostgreSQL's words, for a cancel ("canceling wait for synchronous
+// replication due to user request") and for a shutdown ("canceling the wait
+// for synchronous replication and terminating connection ..."); the
+// SQLSTATE is the generic warning 01000.
+const CANCELLED_WAIT = /canceling (the )?wait for synchronous replication/i;
+
+export function isCancelledReplicationWait(notice: { message?: string }): boolean {
+  return CANCELLED_WAIT.test(notice.message ?? "");
+}
+
+/** pool.query, refusing a commit whose wait for the standby was cancelled. */
+export async function queryReplicated<Row extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  query: pg.QueryConfig,
+): Promise<pg.QueryResult<Row>> {
+  const client = await pool.connect();
+  let unreplicated = false;
+  // The notice arrives before the statement's result, so it is seen by the time the query settles.
+  const onNotice = (notice: { message?: string }) => {
+    if (isCancelledReplicationWait(notice)) unreplicated = true;
+  };
+  client.on("notice", onNotice);
+  try {
+    const result = await client.query<Row>(query);
+    if (unreplicated) throw new UnreplicatedCommitError();
+    client.off("notice", onNotice);
+    client.release();
+    return result;
+  } catch (error) {
+    client.off("notice", onNotice);
+    // As pool.query does: a connection that failed a statement is not reused.
+    client.release(error instanceof Error ? error : true);
+    throw error;
+  }
+}
