@@ -230,6 +230,11 @@ const clusterEnvSchema = z.object({
         "npm run cluster needs a PostgreSQL server: set DATABASE_URL (e.g. postgresql://postgres@127.0.0.1:5432/oncepay). The embedded database runs in one process and serves one session at a time, so several instances and a connection pooler in front of it would prove nothing.",
     })
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgres:// or postgresql:// URL"),
+  // Where the app's tables live: the PostgreSQL server DATABASE_URL names
+  // ("server"), or three PostgreSQL nodes under Patroni started with the
+  // cluster ("patroni"; DATABASE_URL then keeps only the payment simulator's
+  // ledger, which stands for Stripe and does not fail over with ours).
+  CLUSTER_DATABASE: z.enum(["server", "patroni"]).default("server"),
   // App instances behind the balancer.
   CLUSTER_SIZE: z.coerce.number().int().min(1).max(16).default(3),
   // Where the balancer listens, the one address clients use.

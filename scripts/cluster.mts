@@ -2,7 +2,9 @@
  * `npm run cluster`: OncePay as it is deployed, on this machine. CLUSTER_SIZE
  * app instances (3) behind HAProxy, PgBouncer in transaction mode between
  * them and PostgreSQL, one payment simulator they share (lib/cluster/).
- * Needs DATABASE_URL (a PostgreSQL server). Ctrl-C stops everything.
+ * Needs DATABASE_URL (a PostgreSQL server). With CLUSTER_DATABASE=patroni
+ * the app's PostgreSQL is three nodes under Patroni, and DATABASE_URL keeps
+ * only the payment simulator's ledger. Ctrl-C stops everything.
  */
 import { spawnSync } from "node:child_process";
 import { keptSecret } from "../lib/auth/kept-secret.ts";
@@ -25,10 +27,14 @@ for (const step of [
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-console.log(`[oncepay] cluster: starting ${env.CLUSTER_SIZE} instances, PgBouncer and HAProxy`);
+const replicated = env.CLUSTER_DATABASE === "patroni";
+console.log(
+  `[oncepay] cluster: starting ${replicated ? "3 PostgreSQL nodes under Patroni, " : ""}${env.CLUSTER_SIZE} instances, PgBouncer and HAProxy`,
+);
 const cluster = await startCluster({
   size: env.CLUSTER_SIZE,
   databaseUrl: env.DATABASE_URL,
+  ...(replicated && { replicated: { synchronous: true } }),
   port: env.PORT,
   poolerPoolSize: env.CLUSTER_POOLER_POOL_SIZE,
   instancePoolMax: env.DATABASE_POOL_MAX,
@@ -39,6 +45,7 @@ const cluster = await startCluster({
   output: "inherit",
 });
 
+const withoutPassword = (url: string) => url.replace(/\/\/[^@]*@/, "//");
 const rows = [
   ["shop (HAProxy, round-robin)", cluster.url, cluster.balancer.process.pid],
   [
@@ -53,7 +60,7 @@ const rows = [
   ]),
   [
     `PgBouncer (transaction mode, ${env.CLUSTER_POOLER_POOL_SIZE} server connections)`,
-    cluster.pooler.url.replace(/\/\/[^@]*@/, "//"),
+    withoutPassword(cluster.pooler.url),
     cluster.pooler.process.pid,
   ],
   [
@@ -62,6 +69,22 @@ const rows = [
     cluster.simulator.pid,
   ],
 ];
+if (cluster.replicated) {
+  const members = await cluster.replicated.members();
+  rows.push([
+    "PostgreSQL primary (HAProxy, GET /primary on each Patroni)",
+    withoutPassword(cluster.databaseUrl),
+    cluster.balancer.process.pid,
+  ]);
+  for (const node of cluster.replicated.nodes) {
+    const role = members.find((member) => member.name === node.name)?.role ?? "unknown";
+    rows.push([
+      `node ${node.name} (${role}; REST ${node.restUrl})`,
+      withoutPassword(node.url),
+      `${node.patroni.pid} (process group; PostgreSQL ${(await node.postmasterPid()) ?? "not running"})`,
+    ]);
+  }
+}
 console.log("\n[oncepay] cluster ready:");
 const whatWidth = Math.max(...rows.map(([what]) => String(what).length));
 for (const [what, where, pid] of rows)

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # The cluster (npm run cluster, its tests and benchmark) runs HAProxy in front
-# of the app instances and PgBouncer in front of PostgreSQL. Both are Debian
-# packages; the cluster starts its own processes, so only the binaries are
-# needed. Install them when missing and we are allowed to; otherwise say how.
+# of the app instances and PgBouncer in front of PostgreSQL; its replicated
+# shape (CLUSTER_DATABASE=patroni, and the failover tests) runs PostgreSQL
+# nodes under Patroni with one etcd member. All are Debian packages; the
+# cluster starts its own processes, so only the binaries are needed. Install
+# them when missing and we are allowed to; otherwise say how.
 set -euo pipefail
 missing=()
 command -v haproxy >/dev/null || missing+=(haproxy)
 command -v pgbouncer >/dev/null || missing+=(pgbouncer)
+command -v patroni >/dev/null || missing+=(patroni)
+command -v etcd >/dev/null || missing+=(etcd-server)
+# Patroni's etcd3 support imports the etcd v2 client module.
+python3 -c "import etcd" 2>/dev/null || missing+=(python3-etcd)
 [ "${#missing[@]}" -eq 0 ] && exit 0
 
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
@@ -18,6 +24,6 @@ if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then
   exit 0
 fi
 
-echo "The cluster needs ${missing[*]} on PATH." >&2
+echo "The cluster needs ${missing[*]} installed." >&2
 echo "Install with: sudo apt-get install ${missing[*]}" >&2
 exit 1

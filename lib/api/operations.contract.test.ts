@@ -3,7 +3,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { CHECKOUT_OUTCOMES } from "@/lib/observability/checkout-outcomes";
 import { baseUrl, cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { sample, total } from "@/lib/testing/prometheus-text";
+import { sample, total } from "@/lib/observability/prometheus-text";
 
 /** What an operator and a load balancer ask an instance: health, readiness, metrics, and the request id. */
 async function scrape(): Promise<string> {

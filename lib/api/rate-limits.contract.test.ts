@@ -6,7 +6,7 @@ import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
-import { total } from "@/lib/testing/prometheus-text";
+import { total } from "@/lib/observability/prometheus-text";
 import { postFrom, sendOverlapping } from "@/lib/testing/raw-http";
 import { rowsAt } from "@/lib/testing/rows";
 

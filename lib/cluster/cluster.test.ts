@@ -7,7 +7,7 @@ import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
 import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database";
-import { sample, total } from "@/lib/testing/prometheus-text";
+import { sample, total } from "@/lib/observability/prometheus-text";
 import { checkoutUntilAnswered, type AttemptRecord } from "@/lib/testing/retrying-checkout";
 import { postFrom } from "@/lib/testing/raw-http";
 import { rowsIn, type Rows } from "@/lib/testing/rows";

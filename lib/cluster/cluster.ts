@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startAppInstance, type AppInstance } from "@/lib/cluster/app-instance";
 import { startHaproxy, type Balancer } from "@/lib/cluster/haproxy";
+import { startReplicatedPostgres, type ReplicatedPostgres } from "@/lib/cluster/patroni";
 import { startPgBouncer, type PgBouncer } from "@/lib/cluster/pgbouncer";
 import { migrate } from "@/lib/db/migrate";
 import {
@@ -11,6 +12,7 @@ import {
   type SimulatorProcess,
 } from "@/lib/payments/simulator/process";
 import { freePort } from "@/lib/process/free-port";
+import { sample } from "@/lib/observability/prometheus-text";
 import { waitUntil } from "@/lib/process/process-group";
 
 /**
@@ -19,6 +21,17 @@ import { waitUntil } from "@/lib/process/process-group";
  *   clients ─▶ HAProxy ─▶ app instance × N ─▶ PgBouncer (transaction mode) ─▶ PostgreSQL
  *                              │    └─────────── migrations ──────────────────▲
  *                              └─▶ payment simulator (shared) ────────────────┘
+ *
+ * With `replicated`, the app's PostgreSQL is three nodes under Patroni, and
+ * PgBouncer reaches whichever leads through HAProxy (lib/cluster/patroni.ts):
+ *
+ *   app instance × N ─▶ PgBouncer ─▶ HAProxy (GET /primary on each Patroni) ─▶ the primary
+ *
+ * PgBouncer sits before the balancer rather than on each node: the
+ * instances' connections to it live through a failover, and only its server
+ * connections are made again, to the new primary. The payment simulator
+ * keeps its ledger on the single server (`databaseUrl`): it stands for
+ * Stripe, whose records do not fail over with ours.
  *
  * `npm run cluster` (scripts/cluster.mts) starts it for people, the cluster
  * tests and the cluster benchmark start it for themselves.
@@ -30,8 +43,10 @@ export interface Cluster {
   readonly pooler: PgBouncer;
   readonly instances: readonly AppInstance[];
   readonly simulator: SimulatorProcess;
-  /** PostgreSQL itself. */
+  /** The app's database, not through the pooler: PostgreSQL itself, or the current primary through the balancer. */
   readonly databaseUrl: string;
+  /** The Patroni cluster, when the app's database is replicated. */
+  readonly replicated?: ReplicatedPostgres;
   /** Everything each part printed, by part ("balancer", "pooler", "app1", …), when output is kept. */
   output(part: string): string;
   stop(): Promise<void>;
@@ -39,8 +54,14 @@ export interface Cluster {
 
 export interface ClusterOptions {
   size: number;
-  /** PostgreSQL itself; never the embedded database (the pooler needs a real server). */
+  /**
+   * PostgreSQL itself; never the embedded database (the pooler needs a real
+   * server). The app's database, unless `replicated`; the payment
+   * simulator's always.
+   */
   databaseUrl: string;
+  /** The app's database on three PostgreSQL nodes under Patroni; `synchronous: false` is the broken variant. */
+  replicated?: { synchronous: boolean };
   /** The balancer's port; 0 picks a free one. */
   port: number;
   /** PgBouncer's server connections: what PostgreSQL sees of the whole cluster. */
@@ -67,6 +88,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   await chmod(workDir, 0o711);
   const kept = new Map<string, string[]>();
   const outputOf = (part: string) => {
+    // Each Patroni logs "no action" every loop (2 s): in a terminal it would bury the rest.
+    if (options.output === "inherit" && part === "patroni")
+      return (chunk: string) => void process.stdout.write(withoutRoutineLines(chunk));
     if (options.output === "inherit") return "inherit" as const;
     const chunks: string[] = [];
     kept.set(part, chunks);
@@ -79,10 +103,42 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
 
   try {
+    const names = Array.from({ length: options.size }, (_, index) => `app${index + 1}`);
+    const ports = await Promise.all(names.map(() => freePort()));
+
+    const replicated =
+      options.replicated &&
+      (await startReplicatedPostgres({
+        synchronous: options.replicated.synchronous,
+        workDir: path.join(workDir, "patroni"),
+        output: outputOf("patroni"),
+      }));
+    if (replicated) started.push(replicated);
+
+    // First: in the replicated shape it is also the way to the database.
+    const balancer = await startHaproxy({
+      port: options.port || (await freePort()),
+      statsPort: await freePort(),
+      instances: names.map((name, index) => ({ name, port: ports[index]! })),
+      ...(replicated && {
+        postgres: {
+          port: await freePort(),
+          nodes: replicated.nodes.map(({ name, pgPort, restPort }) => ({ name, pgPort, restPort })),
+        },
+      }),
+      workDir: path.join(workDir, "haproxy"),
+      output: outputOf("balancer"),
+    });
+    started.push(balancer);
+    if (replicated) await waitForOnePrimary(balancer);
+    const databaseUrl = replicated
+      ? throughBalancer(replicated.nodes[0]!.url, balancer.postgresAddress!)
+      : options.databaseUrl;
+
     // Once, straight to PostgreSQL, before anyone serves: the instances'
     // launchers then find nothing to do (and would wait on each other's
     // advisory lock if they did).
-    await migrate(options.databaseUrl);
+    await migrate(databaseUrl);
 
     const simulator = await spawnPaymentSimulator({
       databaseUrl: options.databaseUrl,
@@ -96,7 +152,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       : simulator.url;
 
     const pooler = await startPgBouncer({
-      databaseUrl: options.databaseUrl,
+      databaseUrl,
       port: await freePort(),
       poolSize: options.poolerPoolSize,
       workDir: path.join(workDir, "pgbouncer"),
@@ -104,15 +160,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     });
     started.push(pooler);
 
-    const names = Array.from({ length: options.size }, (_, index) => `app${index + 1}`);
-    const ports = await Promise.all(names.map(() => freePort()));
     const instances = await Promise.all(
       names.map((name, index) =>
         startAppInstance({
           name,
           port: ports[index]!,
           databaseUrl: pooler.url,
-          directDatabaseUrl: options.databaseUrl,
+          directDatabaseUrl: databaseUrl,
           paymentSimulatorUrl: providerUrl,
           stripeSecretKey: LOCAL_SIMULATOR_SECRET_KEY,
           env: { DATABASE_POOL_MAX: String(options.instancePoolMax), ...options.instanceEnv },
@@ -123,15 +177,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         }),
       ),
     );
-
-    const balancer = await startHaproxy({
-      port: options.port || (await freePort()),
-      statsPort: await freePort(),
-      instances,
-      workDir: path.join(workDir, "haproxy"),
-      output: outputOf("balancer"),
-    });
-    started.push(balancer);
     await waitForRotation(balancer);
 
     return {
@@ -140,7 +185,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       pooler,
       instances,
       simulator,
-      databaseUrl: options.databaseUrl,
+      databaseUrl,
+      ...(replicated && { replicated }),
       output: (part) => (kept.get(part) ?? []).join(""),
       async stop() {
         await stopAll();
@@ -152,6 +198,37 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await rm(workDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+function withoutRoutineLines(chunk: string): string {
+  return chunk
+    .split("\n")
+    .filter((line) => !line.includes("INFO: no action."))
+    .join("\n");
+}
+
+/** A node's URL (its user, password and database) with the balancer's address in place of the node's. */
+function throughBalancer(nodeUrl: string, address: string): string {
+  const url = new URL(nodeUrl);
+  url.host = address;
+  return url.toString();
+}
+
+// HAProxy counts a server up until its checks say otherwise: at start, all
+// three nodes. Wait until only the primary is left, so the first connection
+// does not land on a standby.
+async function waitForOnePrimary(balancer: Balancer): Promise<void> {
+  await waitUntil(
+    async () => {
+      const text = await (await fetch(`${balancer.statsUrl}/metrics`)).text();
+      return sample(text, "haproxy_backend_active_servers", { proxy: "postgres" }) === 1;
+    },
+    {
+      timeoutMs: 15_000,
+      process: balancer.process,
+      describe: () => "The balancer did not settle on one PostgreSQL primary",
+    },
+  );
 }
 
 // HAProxy puts an instance in rotation after its first good check (rise):

@@ -21,6 +21,8 @@ import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
  */
 export interface Balancer {
   readonly url: string;
+  /** The current primary's PostgreSQL port, when it balances a Patroni cluster (the address, without user or database). */
+  readonly postgresAddress?: string;
   /** HAProxy's statistics page; its Prometheus exporter is at /metrics. */
   readonly statsUrl: string;
   readonly process: GroupProcess;
@@ -31,8 +33,16 @@ export interface BalancerOptions {
   port: number;
   statsPort: number;
   instances: readonly { name: string; port: number }[];
+  /** A Patroni cluster's nodes: the balancer then also forwards PostgreSQL connections to whichever leads. */
+  postgres?: PostgresRoute;
   workDir: string;
   output: "inherit" | ((chunk: string) => void);
+}
+
+export interface PostgresRoute {
+  /** Where it listens for PostgreSQL connections. */
+  port: number;
+  nodes: readonly { name: string; pgPort: number; restPort: number }[];
 }
 
 const READY_TIMEOUT_MS = 15_000;
@@ -92,11 +102,22 @@ export async function startHaproxy(options: BalancerOptions): Promise<Balancer> 
     process: started,
     describe: () => `HAProxy on port ${options.port} did not start`,
   });
-  return { url, statsUrl, process: started, stop: () => started.stop() };
+  return {
+    url,
+    statsUrl,
+    ...(options.postgres && { postgresAddress: `127.0.0.1:${options.postgres.port}` }),
+    process: started,
+    stop: () => started.stop(),
+  };
 }
 
 export function haproxyConfig(
-  { port, statsPort, instances }: Pick<BalancerOptions, "port" | "statsPort" | "instances">,
+  {
+    port,
+    statsPort,
+    instances,
+    postgres,
+  }: Pick<BalancerOptions, "port" | "statsPort" | "instances" | "postgres">,
   errorFiles: Record<string, string>,
 ): string {
   return `
@@ -148,6 +169,7 @@ backend instances
   default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2
 ${instances.map((instance) => `  server ${instance.name} 127.0.0.1:${instance.port} check`).join("\n")}
 
+${postgres ? postgresSection(postgres) : ""}
 frontend stats
   bind 127.0.0.1:${statsPort}
   no log
@@ -156,6 +178,29 @@ frontend stats
   stats uri /
   stats refresh 2s
 `.trimStart();
+}
+
+/**
+ * PostgreSQL connections go to the node whose Patroni answers 200 on
+ * /primary, which only the holder of the leader key does, asked every half
+ * second. A node that stops answering is out after two checks, and its
+ * connections are cut (on-marked-down shutdown-sessions): a client of a
+ * frozen primary gets an error at once, never a commit on a node that no
+ * longer leads. Long idle timeouts: PgBouncer keeps its server connections.
+ */
+function postgresSection(postgres: PostgresRoute): string {
+  return `
+listen postgres
+  mode tcp
+  bind 127.0.0.1:${postgres.port}
+  no log
+  timeout client 30m
+  timeout server 30m
+  option httpchk GET /primary
+  http-check expect status 200
+  default-server inter 500ms fastinter 500ms downinter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
+${postgres.nodes.map((node) => `  server ${node.name} 127.0.0.1:${node.pgPort} check port ${node.restPort}`).join("\n")}
+`;
 }
 
 function rawProblemResponse(

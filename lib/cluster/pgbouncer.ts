@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { chown, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chown, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { postgresIds, POSTGRES_USER, runsAsRoot } from "@/lib/process/postgres-user";
 import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
 
 /**
@@ -49,10 +50,6 @@ export interface PgBouncerOptions {
 }
 
 const READY_TIMEOUT_MS = 15_000;
-// PgBouncer refuses to run as root; started as root, it runs as this user.
-const POOLER_USER = "postgres";
-
-const runsAsRoot = () => process.getuid?.() === 0;
 
 export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBouncer> {
   const configFile = path.join(options.workDir, "pgbouncer.ini");
@@ -76,7 +73,7 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
       args: [configFile],
       output: options.output,
       endsWithStarter: true,
-      runAsUser: POOLER_USER,
+      runAsUser: POSTGRES_USER,
     });
     await waitUntil(() => answers(url), {
       timeoutMs: READY_TIMEOUT_MS,
@@ -134,6 +131,14 @@ export function pgbouncerConfig({
     "pool_mode = transaction",
     `default_pool_size = ${poolSize}`,
     "max_client_conn = 2000",
+    // While PostgreSQL fails over there is no server to lend: try logging in
+    // again every second (not every 15), so the new primary serves as soon
+    // as it can, and answer a client that waited 5 s with an error (the
+    // app's 503 with Retry-After) instead of holding it for 120 s. A
+    // checkout may wait twice (its statement, then the release of its
+    // claim), and its client should hear back well within 20 s.
+    "server_login_retry = 1",
+    "query_wait_timeout = 5",
     // Nothing to reset between clients in transaction mode: no session state survives.
     "server_reset_query =",
     // pg sends none of these, but other clients (psql, tools) may.
@@ -172,17 +177,4 @@ async function answers(url: string): Promise<boolean> {
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-/** The pooler user's uid and gid, from /etc/passwd. */
-async function postgresIds(): Promise<{ uid: number; gid: number }> {
-  const line = (await readFile("/etc/passwd", "utf8"))
-    .split("\n")
-    .find((entry) => entry.startsWith(`${POOLER_USER}:`));
-  const [, , uid, gid] = line?.split(":") ?? [];
-  if (uid === undefined || gid === undefined)
-    throw new Error(
-      `PgBouncer refuses to run as root, and there is no user ${POOLER_USER} to run it as`,
-    );
-  return { uid: Number(uid), gid: Number(gid) };
 }

@@ -16,6 +16,7 @@ export const SERVER_ONLY_REASONS = {
     "a session per connection (the embedded database serves every connection from one session)",
   pooler: "PgBouncer between the app and the server (it speaks to a PostgreSQL server)",
   crash: "a PostgreSQL server of its own to crash (initdb, pg_ctl)",
+  replication: "PostgreSQL servers replicated by Patroni (it runs PostgreSQL itself)",
 } as const;
 
 export type ServerOnlyReason = keyof typeof SERVER_ONLY_REASONS;

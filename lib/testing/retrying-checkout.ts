@@ -21,6 +21,9 @@ export interface AttemptRecord {
   answeredAt: number;
 }
 
+/** How long the client waits for one attempt's answer before it gives up on it (status null). */
+export const ATTEMPT_TIMEOUT_MS = 20_000;
+
 export interface CheckoutRun {
   key: string;
   attempts: AttemptRecord[];
@@ -77,7 +80,7 @@ async function sendOnce({
         [IDEMPOTENCY_KEY_HEADER]: key,
       },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(20_000),
+      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
     });
     await response.arrayBuffer();
     return {

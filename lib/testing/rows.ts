@@ -67,6 +67,8 @@ export interface Rows {
   ordersByKey(accountId: string): Promise<Map<string, number>>;
   /** Succeeded PaymentIntents at the payment simulator by provider key, for the provider keys that start with a prefix. */
   chargesByProviderKey(keyPrefix: string): Promise<Map<string, number>>;
+  /** The provider keys the account's succeeded payments were charged under: each belongs to an order. */
+  paidProviderKeys(accountId: string): Promise<Set<string>>;
   /** The orders written for one cart, as the lab counts a storm's. */
   ordersForCart(accountId: string, cartId: string): Promise<number>;
   /** One lab storm as stored. */
@@ -241,6 +243,14 @@ export function rowsIn(db: Queryable): Rows {
         [keyPrefix],
       );
       return new Map(rows.map((row) => [row.key, row.n]));
+    },
+    async paidProviderKeys(accountId) {
+      const { rows } = await db.query<{ key: string }>(
+        `SELECT provider_key AS key FROM payments
+          WHERE account_id = $1 AND status = 'succeeded' AND order_id IS NOT NULL`,
+        [accountId],
+      );
+      return new Set(rows.map((row) => row.key));
     },
     async ordersForCart(accountId, cartId) {
       const { rows } = await db.query<{ n: number }>(

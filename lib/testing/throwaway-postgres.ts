@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { freePort } from "@/lib/process/free-port";
+import { postgresIds } from "@/lib/process/postgres-user";
 
 /**
  * A PostgreSQL server of the test's own (initdb in a temporary folder, on a
@@ -47,7 +48,10 @@ export async function startThrowawayPostgres(
     );
   const asRoot = process.getuid?.() === 0;
   const dir = await mkdtemp(path.join(tmpdir(), "oncepay-pg-"));
-  if (asRoot) await chown(dir, ...(await postgresIds()));
+  if (asRoot) {
+    const postgres = await postgresIds();
+    await chown(dir, postgres.uid, postgres.gid);
+  }
   const dataDir = path.join(dir, "data");
   const port = await freePort();
   const as = async (command: string, args: string[]) => {
@@ -74,10 +78,4 @@ export async function startThrowawayPostgres(
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function postgresIds(): Promise<[number, number]> {
-  const { stdout } = await run("id", ["-u", "postgres"]);
-  const { stdout: group } = await run("id", ["-g", "postgres"]);
-  return [Number(stdout.trim()), Number(group.trim())];
 }

@@ -1,0 +1,140 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
+import type { Cluster } from "@/lib/cluster/cluster";
+import { cartBody, createAccount, type ApiAccount } from "@/lib/testing/api-client";
+import { setFaults } from "@/lib/testing/payment-simulator";
+import {
+  ATTEMPT_TIMEOUT_MS,
+  checkoutUntilAnswered,
+  type AttemptRecord,
+  type CheckoutRun,
+} from "@/lib/testing/retrying-checkout";
+import { rowsAt } from "@/lib/testing/rows";
+
+/**
+ * Checkouts driven across a failure of the app's replicated database, and
+ * what must hold afterwards, read from the records: the app's tables on
+ * whichever node leads now, and the payment simulator's ledger, which does
+ * not fail over with them (it stands for Stripe).
+ */
+export interface FailoverRun {
+  account: ApiAccount;
+  runs: CheckoutRun[];
+  /** How many keys were at each recovery point just before the failure. */
+  pointsBefore: Record<string, number>;
+  /** When the failure was made. */
+  failedAt: number;
+}
+
+export interface FailoverScenario {
+  cluster: Cluster;
+  checkouts: number;
+  /** The payment simulator's latency: keeps many checkouts at the provider when the failure comes. */
+  providerLatencyMs: number;
+  /** Between two arrivals: spread, so the failure finds keys at every recovery point and more arrive during it. */
+  arrivalGapMs: number;
+  /** When to fail, given how many checkouts were sent and how many keys are at each point. */
+  failWhen(progress: { sent: number; points: Record<string, number> }): boolean;
+  fail(): Promise<void>;
+}
+
+export async function checkoutsAcrossFailure(scenario: FailoverScenario): Promise<FailoverRun> {
+  const { cluster } = scenario;
+  await setFaults(cluster.simulator, { latencyMs: scenario.providerLatencyMs });
+  const account = await createAccount(cluster.url);
+  const app = rowsAt(cluster.databaseUrl);
+  let sent = 0;
+  const pending = Array.from({ length: scenario.checkouts }, async (_, index) => {
+    await delay(index * scenario.arrivalGapMs);
+    sent++;
+    return checkoutUntilAnswered({
+      baseUrl: cluster.url,
+      token: account.token,
+      key: randomUUID(),
+      body: cartBody(),
+      deadlineMs: 120_000,
+    });
+  });
+  let pointsBefore: Record<string, number> = {};
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    // Unanswered while the database struggles (the withheld scenario): no progress to see.
+    const points = await app.recoveryPointsOf(account.id).catch(() => undefined);
+    if (points) pointsBefore = countBy(points);
+    if (scenario.failWhen({ sent, points: pointsBefore })) break;
+    if (Date.now() > deadline)
+      throw new Error(`The checkouts never reached ${JSON.stringify(pointsBefore)}`);
+    await delay(50);
+  }
+  const failedAt = Date.now();
+  await scenario.fail();
+  const runs = await Promise.all(pending);
+  return { account, runs, pointsBefore, failedAt };
+}
+
+/**
+ * Every answer a client got is one the contract lets it act on: a 201 (new
+ * or replayed), or a 409 or 503 in problem+json with Retry-After. Never a
+ * 500, never a hang past the client's timeout. Returns what broke the rule.
+ */
+export function unexpectedAnswers(runs: readonly CheckoutRun[]): string[] {
+  const problems: string[] = [];
+  for (const run of runs)
+    for (const attempt of run.attempts) {
+      const problem = problemWith(attempt);
+      if (problem) problems.push(`key ${run.key}: ${problem}`);
+    }
+  return problems;
+}
+
+function problemWith(attempt: AttemptRecord): string | undefined {
+  // A connection dropped before any answer (a keep-alive connection the
+  // balancer closed as the request went out) is retried like a 502; only a
+  // wait as long as the client's patience is a hang.
+  if (attempt.status === null)
+    return attempt.answeredAt - attempt.sentAt >= ATTEMPT_TIMEOUT_MS
+      ? `no answer within the client's timeout (${ATTEMPT_TIMEOUT_MS} ms)`
+      : undefined;
+  if (attempt.status === 201) return undefined;
+  if (attempt.status !== 409 && attempt.status !== 503) return `answered ${attempt.status}`;
+  if (attempt.contentType !== "application/problem+json")
+    return `${attempt.status} as ${attempt.contentType}`;
+  if (!(Number(attempt.retryAfter) > 0)) return `${attempt.status} without Retry-After`;
+  return undefined;
+}
+
+/**
+ * The guarantee, from the records once every key has settled: each key one
+ * order; at the provider, one succeeded charge per key and none without an
+ * order. Returns each violation (empty when it holds).
+ */
+export async function exactlyOnceViolations(
+  cluster: Cluster,
+  simulatorDatabaseUrl: string,
+  run: FailoverRun,
+): Promise<string[]> {
+  const app = rowsAt(cluster.databaseUrl);
+  const ledger = rowsAt(simulatorDatabaseUrl);
+  const ordersByKey = await app.ordersByKey(run.account.id);
+  const paid = await app.paidProviderKeys(run.account.id);
+  const charges = await ledger.chargesByProviderKey(`oncepay:${run.account.id}:`);
+  const violations: string[] = [];
+  for (const { key } of run.runs) {
+    const orders = ordersByKey.get(key) ?? 0;
+    if (orders !== 1) violations.push(`key ${key}: ${orders} orders`);
+  }
+  for (const [providerKey, count] of charges) {
+    if (count !== 1) violations.push(`provider key ${providerKey}: ${count} succeeded charges`);
+    if (!paid.has(providerKey))
+      violations.push(`provider key ${providerKey}: charged, and no order was paid by it`);
+  }
+  if (charges.size !== run.runs.length)
+    violations.push(`${charges.size} charged provider keys for ${run.runs.length} keys`);
+  return violations;
+}
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
