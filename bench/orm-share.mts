@@ -86,7 +86,10 @@ async function checkout(store: IdempotencyStore, key: string): Promise<void> {
       keyId: claim.keyId,
       idempotencyKey: key,
       source: "checkout",
-      providerKey: paymentProviderKey(accountId, claim.keyId),
+      providerKey: paymentProviderKey(
+        { accountId, idempotencyKey: key, fingerprint: FINGERPRINT },
+        0,
+      ),
       cart,
       charge,
       provider: "simulator",

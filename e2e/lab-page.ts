@@ -1,6 +1,5 @@
 import { expect, type Page } from "@playwright/test";
 import { LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
-import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
 import { keyRow, labStorm, ordersForCart, providerIntents } from "@/lib/testing/e2e/database";
 
@@ -20,7 +19,7 @@ export async function recorded(stormId: string) {
   let metadata: Record<string, string> = { [LAB_STORM_METADATA]: stormId };
   if (storm.strategy === "atomic_claim") {
     const key = await keyRow(storm.account_id, storm.idem_key!);
-    metadata = { [PROVIDER_KEY_METADATA]: paymentProviderKey(storm.account_id, key!.id) };
+    metadata = { [PROVIDER_KEY_METADATA]: key!.provider_key };
   }
   const charges = await providerIntents({ metadata });
   return {

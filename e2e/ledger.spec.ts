@@ -1,5 +1,4 @@
 import { expect, test, type Page } from "@playwright/test";
-import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
 import {
   accountIdOf,
@@ -72,7 +71,7 @@ test("ledger: my orders, newest first, each with its key and the provider's one 
     const row = await keyRow(accountId, key);
     expect(
       await providerIntents({
-        metadata: { [PROVIDER_KEY_METADATA]: paymentProviderKey(accountId, row!.id) },
+        metadata: { [PROVIDER_KEY_METADATA]: row!.provider_key },
       }),
     ).toMatchObject({ succeeded: 1, total: 1 });
   }
@@ -177,7 +176,7 @@ test("key inspector: reached from the attempts timeline and from the ledger, it 
     ["finished", "true"],
   ]);
   const row = await keyRow(accountId, paid.key);
-  const providerKey = paymentProviderKey(accountId, row!.id);
+  const providerKey = row!.provider_key;
   await expect(page.getByTestId("key-provider-key")).toHaveText(providerKey);
   await expect(page.getByTestId("key-provider-charges")).toHaveAttribute("data-charges", "1");
   await expect(page.getByTestId("key-payment-intent")).toHaveCount(

@@ -3,7 +3,6 @@ import { runCrashScenario, summarizeRetries, type CrashObservation } from "@/lib
 import { LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
 import type { StormReport } from "@/lib/lab/storms";
 import { LAB_STRATEGIES, LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
-import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
 import { baseUrl, createAccount, type ApiAccount } from "@/lib/testing/api-client";
 import { closeTestDb, keyRow, ordersForCart, providerIntents } from "@/lib/testing/database";
@@ -57,10 +56,7 @@ async function recorded(report: StormReport) {
   let metadata: Record<string, string> = { [LAB_STORM_METADATA]: report.id };
   if (report.strategy === "atomic_claim")
     metadata = {
-      [PROVIDER_KEY_METADATA]: paymentProviderKey(
-        shopper.id,
-        (await keyRow(shopper.id, report.idempotencyKey!))!.id,
-      ),
+      [PROVIDER_KEY_METADATA]: (await keyRow(shopper.id, report.idempotencyKey!))!.provider_key,
     };
   return {
     orders: await ordersForCart(shopper.id, report.cartId),

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "@/lib/http/request-body";
+import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import {
   baseUrl,
   cartBody,
@@ -14,8 +15,10 @@ import {
   expireKey,
   expireLease,
   keyRow,
+  loseKey,
   testDb,
 } from "@/lib/testing/database";
+import { appSimulator, ledgerFor } from "@/lib/testing/payment-simulator";
 import { sendRaw } from "@/lib/testing/raw-http";
 
 /**
@@ -28,6 +31,11 @@ beforeAll(async () => {
   account = await createAccount();
 });
 afterAll(closeTestDb);
+
+/** The payment simulator's records of every charge the app asked for on this account's behalf. */
+function providerLedger(accountId: string) {
+  return ledgerFor(appSimulator(), { idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId) });
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -416,6 +424,33 @@ describe("failure after the payment started", () => {
   });
 });
 
+describe("a key row lost after its charge", () => {
+  it("charges nothing more when the row is gone (as a failover that dropped commits would leave it): the retry gets the provider's first charge back", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = cartBody();
+    const failed = await postOrder({
+      token: shopper.token,
+      key,
+      body,
+      headers: { "OncePay-Fault": "after-charge" },
+    });
+    expect(failed.response.status).toBe(500);
+    await loseKey(shopper.id, key);
+
+    const retry = await postOrder({ token: shopper.token, key, body });
+
+    expect(retry.response.status).toBe(201);
+    const ledger = await providerLedger(shopper.id);
+    expect(ledger.payment_intents).toHaveLength(1);
+    expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
+    expect(JSON.parse(retry.text)).toMatchObject({
+      payment: { id: ledger.payment_intents[0]!.id },
+    });
+    expect(await countRows("orders", shopper.id)).toBe(1);
+  });
+});
+
 describe("key lifetime", () => {
   it("forgets a key after its TTL: the same key is then a new request", async () => {
     const shopper = await createAccount();
@@ -431,11 +466,36 @@ describe("key lifetime", () => {
     expect(later.response.status).toBe(201);
     expect(later.response.headers.get("idempotent-replayed")).toBeNull();
     expect(JSON.parse(later.text).id).not.toBe(JSON.parse(first.text).id);
+    // Another cart is another provider key: a charge of its own.
+    expect((await providerLedger(shopper.id)).payment_intents).toHaveLength(2);
     // The first order keeps its data; only its link to the old key is gone.
     const { rows } = await testDb().query(`SELECT idempotency_key_id FROM orders WHERE id = $1`, [
       JSON.parse(first.text).id,
     ]);
     expect(rows).toEqual([{ idempotency_key_id: null }]);
+  });
+
+  it("refuses a key reused after its TTL for the same cart while the provider still remembers it: 422, nothing charged or recorded, and the refusal is replayed", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = cartBody();
+    expect((await postOrder({ token: shopper.token, key, body })).response.status).toBe(201);
+    await expireKey(shopper.id, key);
+
+    const reused = await postOrder({ token: shopper.token, key, body });
+
+    expect(reused.response.status).toBe(422);
+    expect(reused.response.headers.get("content-type")).toBe("application/problem+json");
+    expect(JSON.parse(reused.text)).toMatchObject({
+      status: 422,
+      type: "urn:oncepay:problem:idempotency-key-expired",
+    });
+    expect(await countRows("orders", shopper.id)).toBe(1);
+    expect(await countRows("payments", shopper.id)).toBe(1);
+    expect((await providerLedger(shopper.id)).payment_intents).toHaveLength(1);
+    const again = await postOrder({ token: shopper.token, key, body });
+    expect(again.response.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.text).toBe(reused.text);
   });
 
   it("stores an expiry 24 hours after the claim by default", async () => {

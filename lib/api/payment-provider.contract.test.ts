@@ -132,7 +132,7 @@ describe("the payment provider answers a 500 it stores under the key (Stripe's i
     });
   });
 
-  it("when it had not: once the 500 is replayed and the lookup finds nothing, the key is released and the retry charges once", async () => {
+  it("when it had not: once the 500 is replayed and the lookup finds nothing, the payment moves on to the request's next provider key and charges once", async () => {
     const shopper = await createAccount(app.baseUrl);
     const key = randomUUID();
     await setFaults(simulator, { failNext: "http_500_stored_before_charge" });
@@ -140,24 +140,42 @@ describe("the payment provider answers a 500 it stores under the key (Stripe's i
     const first = await checkout(app, shopper.token, key);
     expect(first.response.status).toBe(503);
     const held = await rowsAt(app.databaseUrl).keyRow(shopper.id, key);
-    expect(held).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
-
-    // The provider replays its stored 500 under the old provider key, which can never charge now.
-    const proved = await checkout(app, shopper.token, key);
-    expect(proved.response.status).toBe(503);
-    expect(JSON.parse(proved.text)).toMatchObject({
-      type: "urn:oncepay:problem:dependency-unavailable",
-      detail: expect.stringContaining("charged nothing"),
+    expect(held).toMatchObject({
+      state: "in_flight",
+      recovery_point: "payment_started",
+      provider_key_generation: 0,
     });
-    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).toBeUndefined();
 
+    // The provider replays its stored 500 under the first provider key, which can never charge now.
     const paid = await checkout(app, shopper.token, key);
     expect(paid.response.status).toBe(201);
-    expect(await rowsAt(app.databaseUrl).keyRow(shopper.id, key)).not.toMatchObject({
-      id: held!.id,
-    });
-    expect((await chargesOf(shopper.id)).map((charge) => charge.status)).toEqual(["succeeded"]);
+    const row = await rowsAt(app.databaseUrl).keyRow(shopper.id, key);
+    expect(row).toMatchObject({ id: held!.id, state: "complete", provider_key_generation: 1 });
+    const charges = await chargesOf(shopper.id);
+    expect(charges.map((charge) => charge.status)).toEqual(["succeeded"]);
+    expect((await ledgerFor(simulator, { idempotencyKey: row!.provider_key })).charges).toEqual([
+      expect.objectContaining({ status: "succeeded" }),
+    ]);
     expect(await rowsAt(app.databaseUrl).rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
+  });
+
+  it("a key row lost after the move starts again at the first provider key and ends on the same charge", async () => {
+    const shopper = await createAccount(app.baseUrl);
+    const key = randomUUID();
+    await setFaults(simulator, { failNext: "http_500_stored_before_charge" });
+    expect((await checkout(app, shopper.token, key)).response.status).toBe(503);
+    const paid = await checkout(app, shopper.token, key);
+    expect(paid.response.status).toBe(201);
+
+    // As if a failover lost the order and its completed key: the client retries the same request.
+    const db = rowsAt(app.databaseUrl);
+    await db.loseKey(shopper.id, key);
+    const again = await checkout(app, shopper.token, key);
+
+    expect(again.response.status).toBe(201);
+    expect(JSON.parse(again.text).payment.id).toBe(JSON.parse(paid.text).payment.id);
+    expect((await chargesOf(shopper.id)).map((charge) => charge.status)).toEqual(["succeeded"]);
+    expect(await db.rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
   });
 });
 

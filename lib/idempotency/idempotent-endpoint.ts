@@ -8,11 +8,7 @@ import { addToContext } from "@/lib/observability/request-context";
 import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { parseIdempotencyKey } from "@/lib/idempotency/key";
 import type { Outcome } from "@/lib/idempotency/outcomes";
-import {
-  PaymentOutcomeUnknown,
-  PaymentProvedAbsent,
-  PaymentRejected,
-} from "@/lib/idempotency/payment-errors";
+import { PaymentOutcomeUnknown, PaymentRejected } from "@/lib/idempotency/payment-errors";
 import {
   LeaseLostError,
   mayHaveCharged,
@@ -46,6 +42,8 @@ export type BodyParseResult<Body> =
 export interface EndpointContext<Body> {
   accountId: string;
   idempotencyKey: string;
+  /** The request's fingerprint, as its key row keeps it: the same for every attempt of one request. */
+  fingerprint: string;
   body: Body;
   claim: Claim;
   /**
@@ -56,6 +54,12 @@ export interface EndpointContext<Body> {
    * exactly that again.
    */
   markPaymentStarted(paymentRequest: unknown): Promise<void>;
+  /**
+   * Moves the payment on to the request's next provider key, durably, once
+   * the provider proved the current one can never charge; the claim then
+   * names the new key (`claim.providerKeyGeneration`).
+   */
+  startNextProviderKey(): Promise<void>;
   /** Keeps the provider's answer with the key (`charged`), so a resumed request writes the order from it without asking again. */
   recordCharge(chargeResult: unknown): Promise<void>;
   /** Writes the order's rows and completes the key with the response, in one commit. */
@@ -131,6 +135,7 @@ export async function runIdempotent<Body>(
   return performWithClaim(endpoint, claim, {
     accountId,
     idempotencyKey: keyResult.key,
+    fingerprint,
     body: parsed.body,
   });
 }
@@ -173,6 +178,7 @@ function existingKeyOutcome(result: Exclude<ClaimResult, { kind: "claimed" }>): 
 export interface StoredRequest {
   accountId: string;
   idempotencyKey: string;
+  fingerprint: string;
   requestBody: unknown;
 }
 
@@ -214,6 +220,7 @@ export async function resumeAbandoned<Body>(
   return performWithClaim(endpoint, claim, {
     accountId: stored.accountId,
     idempotencyKey: stored.idempotencyKey,
+    fingerprint: stored.fingerprint,
     body: parsed.body,
   });
 }
@@ -221,7 +228,7 @@ export async function resumeAbandoned<Body>(
 async function performWithClaim<Body>(
   endpoint: IdempotentEndpoint<Body>,
   claim: Claim,
-  request: { accountId: string; idempotencyKey: string; body: Body },
+  request: { accountId: string; idempotencyKey: string; fingerprint: string; body: Body },
 ): Promise<Outcome> {
   // An earlier attempt that got past `claimed` may have been charged,
   // whatever this attempt learns about its own try.
@@ -234,6 +241,7 @@ async function performWithClaim<Body>(
       await endpoint.store.markPaymentStarted(claim, paymentRequest);
       paymentStarted = true;
     },
+    startNextProviderKey: () => endpoint.store.startNextProviderKey(claim),
     recordCharge: (chargeResult) => endpoint.store.recordCharge(claim, chargeResult),
     complete: (completion) => endpoint.store.completeKey(claim, completion),
   };
@@ -243,12 +251,9 @@ async function performWithClaim<Body>(
     return { kind: "completed", stored };
   } catch (error) {
     // A rejection proves only that this attempt's call charged nothing; after
-    // an earlier attempt's, releasing the key could orphan its charge. A
-    // proved absence covers every attempt.
+    // an earlier attempt's, releasing the key could orphan its charge.
     const nothingHappened =
-      !paymentStarted ||
-      (error instanceof PaymentRejected && !earlierAttemptMayHaveCharged) ||
-      error instanceof PaymentProvedAbsent;
+      !paymentStarted || (error instanceof PaymentRejected && !earlierAttemptMayHaveCharged);
     if (nothingHappened) await releaseQuietly(endpoint.store, claim);
     else if (error instanceof PaymentOutcomeUnknown || error instanceof PaymentRejected)
       await endLeaseQuietly(endpoint.store, claim);
@@ -284,14 +289,6 @@ function failureOutcome(error: unknown, claim: Claim, paymentStarted: boolean): 
   if (error instanceof PaymentRejected) {
     log.error("idempotency.payment_rejected", fields);
     return { kind: "dependency-rejected", detail: error.detail };
-  }
-  if (error instanceof PaymentProvedAbsent) {
-    log.warn("idempotency.payment_proved_absent", fields);
-    return {
-      kind: "dependency-unavailable",
-      detail: error.detail,
-      retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable,
-    };
   }
   if (error instanceof PaymentOutcomeUnknown) {
     log.warn("idempotency.payment_outcome_unknown", fields);

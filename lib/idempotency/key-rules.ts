@@ -20,8 +20,9 @@ export interface KeyTimings {
  * then starts the key afresh): when it is complete, or in flight at `claimed`
  * with its lease run out, since then nothing was charged and nobody holds it.
  * A key whose payment started is never deleted while in flight, however old:
- * a fresh row would get a fresh provider key, and a second charge. The
- * recovery worker finishes such a key instead.
+ * its charge may have gone through, and without the row nothing would write
+ * its order unless the client retried within the provider's memory of its
+ * key. The recovery worker finishes such a key instead.
  */
 export const DISPOSABLE_WHEN_EXPIRED = `(expires_at <= now()
   AND (state = 'complete' OR (recovery_point = 'claimed' AND coalesce(lease_expires_at <= now(), true))))`;
@@ -38,11 +39,17 @@ export interface TakenOverRow {
   payment_request: unknown;
   charge_result: unknown;
   payment_started_at: Date | null;
+  provider_key_generation: number;
 }
 
 /** The claim a takeover hands back: what a resume needs depends on how far the dead attempt got. */
 export function takenOverClaim(keyId: string, leaseOwner: string, row: TakenOverRow): Claim {
-  const taken = { keyId, leaseOwner, tookOver: true };
+  const taken = {
+    keyId,
+    leaseOwner,
+    tookOver: true,
+    providerKeyGeneration: row.provider_key_generation,
+  };
   // Keys whose payment started before the column existed have no start time.
   const startedAt =
     row.payment_started_at === null ? {} : { paymentStartedAt: row.payment_started_at };
@@ -111,6 +118,7 @@ export async function claimKey(steps: ClaimSteps, request: ClaimRequest): Promis
         leaseOwner,
         recoveryPoint: "claimed",
         tookOver: false,
+        providerKeyGeneration: 0,
       };
       return { kind: "claimed", claim };
     }

@@ -37,16 +37,3 @@ export class PaymentRejected extends PaymentFailure {
 export class PaymentOutcomeUnknown extends PaymentFailure {
   readonly name = "PaymentOutcomeUnknown";
 }
-
-/**
- * The charge can no longer happen under this request's identity, and
- * provably did not happen under it in any attempt: the provider keeps
- * answering a failure it stored under the provider key, and looking the
- * charge up found none. Unlike a rejection, this covers earlier attempts
- * too, so the key is released even when it was resumed: the client's retry
- * starts afresh under a new key row (so a new provider key) and is charged
- * once.
- */
-export class PaymentProvedAbsent extends PaymentFailure {
-  readonly name = "PaymentProvedAbsent";
-}

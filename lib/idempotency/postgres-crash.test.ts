@@ -115,7 +115,14 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
           amount: attempt.cart.total,
           currency: attempt.cart.currency,
           paymentMethod: attempt.cart.paymentMethod,
-          idempotencyKey: paymentProviderKey(account.id, attempt.claim.keyId),
+          idempotencyKey: paymentProviderKey(
+            {
+              accountId: account.id,
+              idempotencyKey: attempt.key,
+              fingerprint: fingerprintRequest("POST", "/api/orders", attempt.body),
+            },
+            attempt.claim.providerKeyGeneration,
+          ),
         });
         await store.recordCharge(attempt.claim, charge);
       }

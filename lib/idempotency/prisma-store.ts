@@ -9,6 +9,7 @@ import {
   type KeyTimings,
 } from "@/lib/idempotency/key-rules";
 import {
+  completionError,
   LeaseLostError,
   type AbandonedKey,
   type Claim,
@@ -127,6 +128,7 @@ export class PrismaIdempotencyStore implements IdempotencyStore, ClaimSteps {
         paymentRequest: true,
         chargeResult: true,
         paymentStartedAt: true,
+        providerKeyGeneration: true,
       },
     });
     return takenOverClaim(keyId, leaseOwner, {
@@ -134,6 +136,7 @@ export class PrismaIdempotencyStore implements IdempotencyStore, ClaimSteps {
       payment_request: row.paymentRequest,
       charge_result: row.chargeResult,
       payment_started_at: row.paymentStartedAt,
+      provider_key_generation: row.providerKeyGeneration,
     });
   }
 
@@ -147,6 +150,7 @@ export class PrismaIdempotencyStore implements IdempotencyStore, ClaimSteps {
         id: true,
         accountId: true,
         idemKey: true,
+        fingerprint: true,
         requestMethod: true,
         requestPath: true,
         requestBody: true,
@@ -156,6 +160,7 @@ export class PrismaIdempotencyStore implements IdempotencyStore, ClaimSteps {
       keyId: key.id,
       accountId: key.accountId,
       idempotencyKey: key.idemKey,
+      fingerprint: key.fingerprint,
       method: key.requestMethod,
       path: key.requestPath,
       requestBody: key.requestBody,
@@ -172,6 +177,17 @@ export class PrismaIdempotencyStore implements IdempotencyStore, ClaimSteps {
     });
     claim.recoveryPoint = "payment_started";
     claim.paymentRequest = paymentRequest;
+    claim.paymentStartedAt = now;
+  }
+
+  async startNextProviderKey(claim: Claim): Promise<void> {
+    const now = await this.databaseNow();
+    await this.updateHeld(claim, {
+      providerKeyGeneration: { increment: 1 },
+      paymentStartedAt: now,
+      leaseExpiresAt: this.leaseEndFrom(now),
+    });
+    claim.providerKeyGeneration += 1;
     claim.paymentStartedAt = now;
   }
 
@@ -192,26 +208,31 @@ export class PrismaIdempotencyStore implements IdempotencyStore, ClaimSteps {
    * payment. If another attempt took the key over, the update matches
    * nothing and the throw rolls the transaction back, so nothing is written.
    */
-  async completeKey(claim: Claim, { response, rows }: KeyCompletion): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.idempotencyKey.updateMany({
-        where: { id: claim.keyId, leaseOwner: claim.leaseOwner, state: "in_flight" },
-        data: {
-          state: "complete",
-          recoveryPoint: "finished",
-          responseStatus: response.status,
-          responseHeaders: response.headers,
-          responseBody: response.body as Prisma.InputJsonValue,
-          // A label for the key inspector, never compared with a lease, so
-          // this instance's clock may set it, as it sets the order's time.
-          completedAt: new Date(),
-          leaseOwner: null,
-          leaseExpiresAt: null,
-        },
+  async completeKey(claim: Claim, completion: KeyCompletion): Promise<void> {
+    const { response, rows } = completion;
+    await this.prisma
+      .$transaction(async (tx) => {
+        const { count } = await tx.idempotencyKey.updateMany({
+          where: { id: claim.keyId, leaseOwner: claim.leaseOwner, state: "in_flight" },
+          data: {
+            state: "complete",
+            recoveryPoint: "finished",
+            responseStatus: response.status,
+            responseHeaders: response.headers,
+            responseBody: response.body as Prisma.InputJsonValue,
+            // A label for the key inspector, never compared with a lease, so
+            // this instance's clock may set it, as it sets the order's time.
+            completedAt: new Date(),
+            leaseOwner: null,
+            leaseExpiresAt: null,
+          },
+        });
+        if (count !== 1) throw new LeaseLostError(claim.keyId);
+        if (rows) await createOrderRows(tx, rows);
+      })
+      .catch((error: unknown) => {
+        throw completionError(error, completion);
       });
-      if (count !== 1) throw new LeaseLostError(claim.keyId);
-      if (rows) await createOrderRows(tx, rows);
-    });
   }
 
   async endLease(claim: Claim): Promise<void> {

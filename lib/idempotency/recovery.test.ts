@@ -4,7 +4,6 @@ import { resumerOf } from "@/lib/idempotency/idempotent-endpoint";
 import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
-import { paymentProviderKey } from "@/lib/orders/provider-key";
 import type { PaymentProvider } from "@/lib/payments/provider";
 import { appSimulator, ledgerFor } from "@/lib/testing/payment-simulator";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
@@ -97,9 +96,9 @@ describe("the recovery worker", () => {
     expect(await countRows("orders", shopper.id)).toBe(1);
     expect(await countRows("payments", shopper.id)).toBe(1);
     // The worker asked the provider again (nothing recorded its answer), and got the first charge back.
-    expect(recovering.provider.callsFor(paymentProviderKey(shopper.id, row!.id))).toBe(1);
+    expect(recovering.provider.callsFor(row!.provider_key)).toBe(1);
     const ledger = await ledgerFor(appSimulator(), {
-      idempotencyKey: paymentProviderKey(shopper.id, row!.id),
+      idempotencyKey: row!.provider_key,
     });
     expect(ledger.charges).toHaveLength(1);
     expect(row!.response_body).toMatchObject({ payment: { id: ledger.payment_intents[0]?.id } });
@@ -136,7 +135,7 @@ describe("the recovery worker", () => {
     await expireLease(shopper.id, key);
     const recovering = worker();
     expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
-    expect(recovering.provider.callsFor(paymentProviderKey(shopper.id, died!.id))).toBe(0);
+    expect(recovering.provider.callsFor(died!.provider_key)).toBe(0);
     expect(await countRows("orders", shopper.id)).toBe(1);
     const row = await keyRow(shopper.id, key);
     expect(row).toMatchObject({
@@ -149,7 +148,7 @@ describe("the recovery worker", () => {
       },
     });
     const ledger = await ledgerFor(appSimulator(), {
-      idempotencyKey: paymentProviderKey(shopper.id, died!.id),
+      idempotencyKey: died!.provider_key,
     });
     expect(ledger.charges).toHaveLength(1);
   });
@@ -177,7 +176,7 @@ describe("the recovery worker", () => {
     await expireLease(shopper.id, key);
     const recovering = worker();
     expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
-    expect(recovering.provider.callsFor(paymentProviderKey(shopper.id, died!.id))).toBe(0);
+    expect(recovering.provider.callsFor(died!.provider_key)).toBe(0);
     expect(await keyRow(shopper.id, key)).toMatchObject({
       state: "complete",
       response_status: 402,
@@ -231,9 +230,9 @@ describe("the recovery worker", () => {
     });
 
     expect(report.completed).toBeGreaterThanOrEqual(1);
-    expect(repriced.provider.callsFor(paymentProviderKey(shopper.id, died!.id))).toBe(1);
+    expect(repriced.provider.callsFor(died!.provider_key)).toBe(1);
     const ledger = await ledgerFor(appSimulator(), {
-      idempotencyKey: paymentProviderKey(shopper.id, died!.id),
+      idempotencyKey: died!.provider_key,
     });
     expect(ledger.payment_intents.map((intent) => intent.amount)).toEqual([chargedTotal]);
     expect(ledger.charges).toHaveLength(1);
@@ -284,7 +283,7 @@ describe("the recovery worker", () => {
     expect(
       (
         await ledgerFor(appSimulator(), {
-          idempotencyKey: paymentProviderKey(shopper.id, kept!.id),
+          idempotencyKey: kept!.provider_key,
         })
       ).charges,
     ).toHaveLength(1);

@@ -11,6 +11,7 @@ import {
   type TakenOverRow,
 } from "@/lib/idempotency/key-rules";
 import {
+  completionError,
   LeaseLostError,
   type AbandonedKey,
   type Claim,
@@ -145,7 +146,8 @@ export class SqlIdempotencyStore implements IdempotencyStore, ClaimSteps {
         WHERE id = $3::uuid
           AND state = 'in_flight'
           AND lease_expires_at <= now()
-       RETURNING recovery_point::text AS recovery_point, payment_request, charge_result, payment_started_at`,
+       RETURNING recovery_point::text AS recovery_point, payment_request, charge_result, payment_started_at,
+                 provider_key_generation`,
       [leaseOwner, this.timings.leaseSeconds, keyId],
     );
     return rows[0] && takenOverClaim(keyId, leaseOwner, rows[0]);
@@ -153,7 +155,7 @@ export class SqlIdempotencyStore implements IdempotencyStore, ClaimSteps {
 
   async findAbandonedKeys(limit: number): Promise<AbandonedKey[]> {
     return this.rows<AbandonedKey>(
-      `SELECT id AS "keyId", account_id AS "accountId", idem_key AS "idempotencyKey",
+      `SELECT id AS "keyId", account_id AS "accountId", idem_key AS "idempotencyKey", fingerprint,
               request_method AS method, request_path AS path, request_body AS "requestBody"
          FROM idempotency_keys
         WHERE state = 'in_flight' AND lease_expires_at <= now()
@@ -180,6 +182,21 @@ export class SqlIdempotencyStore implements IdempotencyStore, ClaimSteps {
     claim.paymentStartedAt = rows[0]!.payment_started_at;
   }
 
+  async startNextProviderKey(claim: Claim): Promise<void> {
+    const rows = await this.rows<{ provider_key_generation: number; payment_started_at: Date }>(
+      `UPDATE idempotency_keys
+          SET provider_key_generation = provider_key_generation + 1,
+              payment_started_at = now(),
+              lease_expires_at = now() + make_interval(secs => $1)
+        WHERE id = $2::uuid AND lease_owner = $3::uuid AND state = 'in_flight'
+       RETURNING provider_key_generation, payment_started_at`,
+      [this.timings.leaseSeconds, claim.keyId, claim.leaseOwner],
+    );
+    if (rows.length !== 1) throw new LeaseLostError(claim.keyId);
+    claim.providerKeyGeneration = rows[0]!.provider_key_generation;
+    claim.paymentStartedAt = rows[0]!.payment_started_at;
+  }
+
   async recordCharge(claim: Claim, chargeResult: unknown): Promise<void> {
     const result = await this.db.query(
       `UPDATE idempotency_keys SET recovery_point = 'charged', charge_result = $1::jsonb, charged_at = now()
@@ -197,7 +214,8 @@ export class SqlIdempotencyStore implements IdempotencyStore, ClaimSteps {
    * another attempt took the key over, the UPDATE matches nothing, so
    * neither the key nor any of the rows is written.
    */
-  async completeKey(claim: Claim, { response, rows }: KeyCompletion): Promise<void> {
+  async completeKey(claim: Claim, completion: KeyCompletion): Promise<void> {
+    const { response, rows } = completion;
     const completedKey = rawSql("completed_key");
     const [result] = await run<{ completed: number }>(
       this.db,
@@ -211,7 +229,9 @@ export class SqlIdempotencyStore implements IdempotencyStore, ClaimSteps {
           RETURNING id
         )${rows ? sql`, ${orderRowsSql(rows, completedKey)}` : sql``}
         SELECT count(*)::int AS completed FROM ${completedKey}`,
-    );
+    ).catch((error: unknown) => {
+      throw completionError(error, completion);
+    });
     if (result?.completed !== 1) throw new LeaseLostError(claim.keyId);
   }
 

@@ -7,6 +7,7 @@ import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { PrismaIdempotencyStore } from "@/lib/idempotency/prisma-store";
 import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import {
+  ChargeAlreadyRecordedError,
   LeaseLostError,
   type Claim,
   type ClaimRequest,
@@ -74,6 +75,11 @@ function checkoutWrite(accountId: string, claim: Claim, charge: ChargeResult) {
 
 const SUCCEEDED: ChargeResult = { status: "succeeded", providerPaymentId: "pi_contract" };
 
+/** A succeeded charge with a payment id of its own: the database records each provider payment once. */
+function succeeded(): ChargeResult {
+  return { status: "succeeded", providerPaymentId: `pi_${randomUUID().replaceAll("-", "")}` };
+}
+
 describe.each(STORES)("$name", ({ open }) => {
   const store = open;
 
@@ -108,7 +114,7 @@ describe.each(STORES)("$name", ({ open }) => {
     it("replays the stored response of a completed key, writing nothing", async () => {
       const shopper = await createAccount();
       const { request, claim } = await claimFresh(shopper.id);
-      const write = checkoutWrite(shopper.id, claim, SUCCEEDED);
+      const write = checkoutWrite(shopper.id, claim, succeeded());
       await store().completeKey(claim, write);
 
       expect(await store().claimKey(request)).toEqual({ kind: "replay", stored: write.response });
@@ -118,7 +124,7 @@ describe.each(STORES)("$name", ({ open }) => {
     it("refuses another request under the same key (422), even with the same body at another method or path", async () => {
       const shopper = await createAccount();
       const { request, claim } = await claimFresh(shopper.id);
-      await store().completeKey(claim, checkoutWrite(shopper.id, claim, SUCCEEDED));
+      await store().completeKey(claim, checkoutWrite(shopper.id, claim, succeeded()));
       const other = (method: string, path: string, body: unknown = CART): ClaimRequest => ({
         ...request,
         method,
@@ -204,14 +210,15 @@ describe.each(STORES)("$name", ({ open }) => {
     it("records charged with the provider's answer, then finished with the order, in one commit", async () => {
       const shopper = await createAccount();
       const { request, claim } = await claimFresh(shopper.id);
+      const charge = succeeded();
       await store().markPaymentStarted(claim, { total: 1800 });
-      await store().recordCharge(claim, SUCCEEDED);
+      await store().recordCharge(claim, charge);
       expect(await keyRow(shopper.id, request.key)).toMatchObject({
         recovery_point: "charged",
-        charge_result: SUCCEEDED,
+        charge_result: charge,
       });
 
-      const write = checkoutWrite(shopper.id, claim, SUCCEEDED);
+      const write = checkoutWrite(shopper.id, claim, charge);
       await store().completeKey(claim, write);
 
       expect(await keyRow(shopper.id, request.key)).toMatchObject({
@@ -233,12 +240,58 @@ describe.each(STORES)("$name", ({ open }) => {
       const { claim } = await claimFresh(shopper.id);
       const declined: ChargeResult = {
         status: "declined",
-        providerPaymentId: "pi_declined",
+        providerPaymentId: `pi_declined_${randomUUID()}`,
         declineCode: "card_declined",
         message: "Your card was declined.",
       };
       await store().completeKey(claim, checkoutWrite(shopper.id, claim, declined));
       expect(await rowCounts(shopper.id)).toEqual({ orders: 0, payments: 1 });
+    });
+
+    it("moves a started payment on to the next provider key, durably, restarting its clock; a takeover resumes there", async () => {
+      const shopper = await createAccount();
+      const { request, claim } = await claimFresh(shopper.id);
+      expect(claim.providerKeyGeneration).toBe(0);
+      await store().markPaymentStarted(claim, { total: 1800 });
+      const firstStart = claim.paymentStartedAt!;
+
+      await store().startNextProviderKey(claim);
+
+      expect(claim.providerKeyGeneration).toBe(1);
+      expect(claim.paymentStartedAt!.getTime()).toBeGreaterThanOrEqual(firstStart.getTime());
+      expect(await keyRow(shopper.id, request.key)).toMatchObject({
+        recovery_point: "payment_started",
+        provider_key_generation: 1,
+      });
+      await expireLease(shopper.id, request.key);
+      const stale = { ...claim };
+      expect(await store().claimKey(request)).toMatchObject({
+        kind: "claimed",
+        claim: {
+          keyId: claim.keyId,
+          providerKeyGeneration: 1,
+          paymentStartedAt: claim.paymentStartedAt,
+        },
+      });
+      await expect(store().startNextProviderKey(stale)).rejects.toBeInstanceOf(LeaseLostError);
+    });
+
+    it("records one provider payment once: a second key answered with it writes nothing and stays ours, to complete with a refusal", async () => {
+      const shopper = await createAccount();
+      const charge = succeeded();
+      const first = await claimFresh(shopper.id);
+      await store().completeKey(first.claim, checkoutWrite(shopper.id, first.claim, charge));
+      const second = await claimFresh(shopper.id);
+
+      await expect(
+        store().completeKey(second.claim, checkoutWrite(shopper.id, second.claim, charge)),
+      ).rejects.toBeInstanceOf(ChargeAlreadyRecordedError);
+      expect(await rowCounts(shopper.id)).toEqual({ orders: 1, payments: 1 });
+      expect(await keyRow(shopper.id, second.request.key)).toMatchObject({ state: "in_flight" });
+
+      const refusal = { status: 422, headers: {}, body: { title: "refused" } };
+      await store().completeKey(second.claim, { response: refusal });
+      expect(await store().claimKey(second.request)).toEqual({ kind: "replay", stored: refusal });
     });
   });
 
@@ -337,7 +390,7 @@ describe.each(STORES)("$name", ({ open }) => {
     it("starts a complete key past its TTL afresh, as a new row", async () => {
       const shopper = await createAccount();
       const { request, claim } = await claimFresh(shopper.id);
-      await store().completeKey(claim, checkoutWrite(shopper.id, claim, SUCCEEDED));
+      await store().completeKey(claim, checkoutWrite(shopper.id, claim, succeeded()));
       await expireKey(shopper.id, request.key);
 
       const again = await store().claimKey(request);

@@ -1,4 +1,5 @@
 import { assertNever } from "@/lib/assert-never";
+import { isUniqueViolation } from "@/lib/db/errors";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import type { OrderRows } from "@/lib/orders/record";
 
@@ -38,8 +39,10 @@ export interface Claim {
   tookOver: boolean;
   /** From `payment_started` on: what the provider was asked to charge, so a resumed request repeats exactly that. */
   paymentRequest?: unknown;
-  /** From `payment_started` on: when the payment started (the database's clock). */
+  /** From `payment_started` on: when the payment started (the database's clock), or when its current provider key did. */
   paymentStartedAt?: Date;
+  /** Which of the request's provider keys it charges under (paymentProviderKey): 0 unless the provider proved an earlier one can never charge. */
+  providerKeyGeneration: number;
   /** At `charged`: the provider's answer, so a resumed request need not ask again. */
   chargeResult?: unknown;
 }
@@ -55,6 +58,7 @@ export interface AbandonedKey {
   keyId: string;
   accountId: string;
   idempotencyKey: string;
+  fingerprint: string;
   method: string;
   path: string;
   requestBody: unknown;
@@ -86,12 +90,20 @@ export interface IdempotencyStore {
    * if the key is no longer ours.
    */
   markPaymentStarted(claim: Claim, paymentRequest: unknown): Promise<void>;
+  /**
+   * Moves a key at `payment_started` on to the request's next provider key,
+   * durably, restarting its payment's clock and renewing the lease: the
+   * provider proved the current key can never charge. Throws LeaseLostError
+   * if the key is no longer ours.
+   */
+  startNextProviderKey(claim: Claim): Promise<void>;
   /** Moves the key to `charged` with the provider's answer; throws LeaseLostError if the key is no longer ours. */
   recordCharge(claim: Claim, chargeResult: unknown): Promise<void>;
   /**
    * Writes the order's rows and completes the key with its response, in one
-   * commit; throws LeaseLostError, having written nothing, if the key is no
-   * longer ours.
+   * commit. Having written nothing, throws LeaseLostError if the key is no
+   * longer ours, and ChargeAlreadyRecordedError if the rows' payment is a
+   * provider payment the database already records.
    */
   completeKey(claim: Claim, completion: KeyCompletion): Promise<void>;
   /**
@@ -110,6 +122,28 @@ export class LeaseLostError extends Error {
     super(`Lease on idempotency key ${keyId} was lost to another attempt`);
     this.name = "LeaseLostError";
   }
+}
+
+/**
+ * The provider answered with a payment the database already records under
+ * another key row: one provider payment is recorded at most once (a unique
+ * index on `payments (provider, provider_payment_id)`).
+ */
+export class ChargeAlreadyRecordedError extends Error {
+  constructor(providerPaymentId: string, options?: { cause?: unknown }) {
+    super(`Provider payment ${providerPaymentId} is already recorded`, options);
+    this.name = "ChargeAlreadyRecordedError";
+  }
+}
+
+const PAYMENT_RECORDED_ONCE_INDEX = "payments_provider_provider_payment_id_key";
+
+/** What a store's completion throws: ChargeAlreadyRecordedError for the payment index's refusal, else the error itself. */
+export function completionError(error: unknown, completion: KeyCompletion): unknown {
+  const payment = completion.rows?.payment;
+  if (payment && isUniqueViolation(error, PAYMENT_RECORDED_ONCE_INDEX))
+    return new ChargeAlreadyRecordedError(payment.providerPaymentId, { cause: error });
+  return error;
 }
 
 /**

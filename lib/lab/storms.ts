@@ -204,7 +204,7 @@ function reportOf(storm: LabStorm, orders: number, provider: StormReport["provid
  * The storm's charges at the provider. The broken strategies tag each charge
  * with the storm (LAB_STORM_METADATA). The real checkout is never asked to
  * tag anything: its charges are found under its own provider key, which
- * names the storm's key row, exactly as the ledger finds any order's.
+ * names the storm's request, exactly as the ledger finds any order's.
  */
 async function providerTallyOf(
   db: Database,
@@ -216,10 +216,16 @@ async function providerTallyOf(
   if (storm.idemKey === null) throw new Error(`Storm ${storm.id} of the real checkout has no key`);
   const keyRow = await db.idempotencyKey.findUnique({
     where: { accountId_idemKey: { accountId: storm.accountId, idemKey: storm.idemKey } },
-    select: { id: true },
+    select: { fingerprint: true, providerKeyGeneration: true },
   });
   if (!keyRow) return { available: true, charges: 0, declined: 0, amountCharged: 0, payments: [] };
-  return tallyAtProvider(records, {
-    [PROVIDER_KEY_METADATA]: paymentProviderKey(storm.accountId, keyRow.id),
-  });
+  const providerKey = paymentProviderKey(
+    {
+      accountId: storm.accountId,
+      idempotencyKey: storm.idemKey,
+      fingerprint: keyRow.fingerprint,
+    },
+    keyRow.providerKeyGeneration,
+  );
+  return tallyAtProvider(records, { [PROVIDER_KEY_METADATA]: providerKey });
 }

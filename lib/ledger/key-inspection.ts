@@ -95,6 +95,7 @@ interface KeyRow {
   request_method: string;
   request_path: string;
   response_status: number | null;
+  provider_key_generation: number;
 }
 
 // What an Idempotency-Key can be (DESIGN.md): 1 to 255 printable ASCII characters.
@@ -113,13 +114,20 @@ export async function inspectKey(
     SELECT id, idem_key, state::text AS state, recovery_point::text AS recovery_point,
            created_at, payment_started_at, charged_at, completed_at,
            lease_owner, lease_expires_at, lease_expires_at <= now() AS lease_expired,
-           expires_at, fingerprint, request_method, request_path, response_status
+           expires_at, fingerprint, provider_key_generation, request_method, request_path, response_status
       FROM idempotency_keys
      WHERE account_id = ${accountId}::uuid AND idem_key = ${key}`;
   const row = rows[0];
   if (!row) return undefined;
 
-  const providerKey = paymentProviderKey(accountId, row.id);
+  const providerKey = paymentProviderKey(
+    {
+      accountId,
+      idempotencyKey: row.idem_key,
+      fingerprint: row.fingerprint,
+    },
+    row.provider_key_generation,
+  );
   const [order, payments, provider] = await Promise.all([
     db.order.findUnique({
       where: { idempotencyKeyId: row.id },

@@ -24,7 +24,7 @@ export interface LedgerRow {
 
 /**
  * `scope` says what was counted: the charges under the order's key (the
- * checkout's provider key names its key row), every charge of the lab storm
+ * checkout's provider key names its request), every charge of the lab storm
  * the order came from (one intent fired N times), or the order's own charge
  * (a keyless order outside a storm has nothing else to be counted with).
  */

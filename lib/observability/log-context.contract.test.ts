@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
@@ -34,6 +35,7 @@ describe("the log", () => {
     ).json()) as { id: string; token: string };
     const key = randomUUID();
     const requestId = `lb-${randomUUID()}`;
+    const body = cartBody();
     // before-charge: the attempt fails, and logs it, once the key row and
     // the provider key are known; nothing was charged, so the key is released
     // (no key is left in flight for other tests' recovery runs to find).
@@ -41,7 +43,7 @@ describe("the log", () => {
       baseUrl: app.baseUrl,
       token: account.token,
       key,
-      body: cartBody(),
+      body,
       headers: { "X-Request-Id": requestId, "OncePay-Fault": "before-charge" },
     });
     expect(response.status).toBe(500);
@@ -61,7 +63,14 @@ describe("the log", () => {
         accountId: account.id,
         idempotencyKey: key,
         keyId,
-        providerKey: paymentProviderKey(account.id, keyId),
+        providerKey: paymentProviderKey(
+          {
+            accountId: account.id,
+            idempotencyKey: key,
+            fingerprint: fingerprintRequest("POST", "/api/orders", body),
+          },
+          0,
+        ),
         level: expect.any(String),
         time: expect.any(String),
       });

@@ -14,7 +14,7 @@ export interface RequestContext {
   idempotencyKey?: string;
   /** The key row: every attempt, takeover and recovery of one request shares it. */
   keyId?: string;
-  /** What the payment provider knows the charge by (oncepay:<account>:<key row>). */
+  /** What the payment provider knows the charge by (oncepay:<account>:<hash of the Idempotency-Key and fingerprint>). */
   providerKey?: string;
 }
 

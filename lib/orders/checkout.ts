@@ -2,15 +2,12 @@ import { setTimeout as delay } from "node:timers/promises";
 import { assertNever } from "@/lib/assert-never";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
+import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
 import { addToContext } from "@/lib/observability/request-context";
 import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
 import type { Outcome } from "@/lib/idempotency/outcomes";
-import {
-  PaymentOutcomeUnknown,
-  PaymentProvedAbsent,
-  PaymentRejected,
-} from "@/lib/idempotency/payment-errors";
-import type { IdempotencyStore } from "@/lib/idempotency/store";
+import { PaymentOutcomeUnknown, PaymentRejected } from "@/lib/idempotency/payment-errors";
+import { ChargeAlreadyRecordedError, type IdempotencyStore } from "@/lib/idempotency/store";
 import type { StoredResponse } from "@/lib/idempotency/stored-response";
 import type { LimitDecision, RateLimit } from "@/lib/limits/rate-limit";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
@@ -56,7 +53,7 @@ export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedC
     admit: limit && (async (accountId) => rateLimited(await limit.consume(accountId))),
     async perform(context) {
       const { claim } = context;
-      addToContext({ providerKey: paymentProviderKey(context.accountId, claim.keyId) });
+      addToContext({ providerKey: providerKeyOf(context) });
       switch (claim.recoveryPoint) {
         case "claimed": {
           // First time, or an earlier attempt died before it charged anything.
@@ -114,39 +111,89 @@ async function recordOutcome(
     keyId: claim.keyId,
     idempotencyKey,
     source: "checkout",
-    providerKey: paymentProviderKey(accountId, claim.keyId),
+    providerKey: providerKeyOf(context),
     cart,
     charge,
     provider: deps.provider.name,
   });
   // The last moment nothing of the order is written: the commit that writes it completes the key.
   injectFault(deps.fault, "before-commit");
-  await context.complete(write);
-  return write.response;
+  try {
+    await context.complete(write);
+    return write.response;
+  } catch (error) {
+    if (!(error instanceof ChargeAlreadyRecordedError)) throw error;
+    // The provider answered with a payment an earlier key row recorded: the
+    // key was reused, after its TTL, for the same cart while the provider
+    // still remembers it. Recording it again would be an order nobody paid
+    // for; charging under another provider key could be a second charge for
+    // a row that was lost. The key keeps this answer instead.
+    const refusal = expiredKeyReusedResponse(charge.providerPaymentId);
+    await context.complete({ response: refusal });
+    return refusal;
+  }
 }
 
-/** Asks the provider under the key row's provider key, and keeps its answer with the key (`charged`). */
+function expiredKeyReusedResponse(providerPaymentId: string): StoredResponse {
+  return {
+    status: 422,
+    headers: { "Content-Type": PROBLEM_CONTENT_TYPE },
+    body: {
+      type: problemType("idempotency-key-expired"),
+      title: "Idempotency key reused after it expired",
+      status: 422,
+      detail: `This ${IDEMPOTENCY_KEY_HEADER} was used for an earlier checkout of the same cart, whose payment (${providerPaymentId}) the payment provider still remembers and our records already hold. Nothing was charged now. Send a new checkout with a new key.`,
+    },
+  };
+}
+
+/** Asks the provider, and keeps its answer with the key (`charged`). */
 async function charge(
   deps: CheckoutDeps,
   context: CheckoutContext,
   cart: PricedCart,
 ): Promise<ChargeResult> {
-  const { accountId, claim } = context;
-  let result: ChargeResult;
-  try {
-    result = await deps.provider.charge({
-      amount: cart.total,
-      currency: cart.currency,
-      paymentMethod: cart.paymentMethod,
-      idempotencyKey: paymentProviderKey(accountId, claim.keyId),
-      firstAskedAt: claim.paymentStartedAt,
-    });
-  } catch (error) {
-    throw asPaymentFailure(error);
-  }
+  const result = await askProvider(deps, context, cart);
   injectFault(deps.fault, "after-charge");
   await context.recordCharge(result);
   return result;
+}
+
+/** How many of the request's provider keys one attempt asks under before it hands the key back. */
+const PROVIDER_KEYS_PER_ATTEMPT = 3;
+
+/**
+ * Asks under the request's current provider key. When the provider proves
+ * that key never charged and never will (it replays a failure it stored),
+ * the payment moves on to the request's next provider key, durably, and asks
+ * again.
+ */
+async function askProvider(
+  deps: CheckoutDeps,
+  context: CheckoutContext,
+  cart: PricedCart,
+): Promise<ChargeResult> {
+  for (let asked = 1; ; asked++) {
+    try {
+      return await deps.provider.charge({
+        amount: cart.total,
+        currency: cart.currency,
+        paymentMethod: cart.paymentMethod,
+        idempotencyKey: providerKeyOf(context),
+        firstAskedAt: context.claim.paymentStartedAt,
+      });
+    } catch (error) {
+      const neverCharges = error instanceof PaymentProviderError && error.outcome === "absent";
+      if (!neverCharges || asked === PROVIDER_KEYS_PER_ATTEMPT) throw asPaymentFailure(error);
+      await context.startNextProviderKey();
+      addToContext({ providerKey: providerKeyOf(context) });
+    }
+  }
+}
+
+/** The provider key the request charges under now: its own, at the claim's generation. */
+function providerKeyOf(context: CheckoutContext): string {
+  return paymentProviderKey(context, context.claim.providerKeyGeneration);
 }
 
 function cartBeingCharged(stored: unknown, fromThisAttempt: PricedCart): PricedCart {
@@ -183,8 +230,8 @@ function asPaymentFailure(error: unknown): unknown {
         { cause: error },
       );
     case "absent":
-      return new PaymentProvedAbsent(
-        "The payment provider failed and, as its records show, charged nothing. Retry with the same Idempotency-Key: the payment starts afresh and is charged once.",
+      return new PaymentOutcomeUnknown(
+        "The payment provider failed and, as its records show, charged nothing. Retry with the same Idempotency-Key: the payment goes on and is charged once.",
         { cause: error },
       );
     default:

@@ -3,7 +3,6 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
 import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import { checkoutEndpoint } from "@/lib/orders/checkout";
-import { paymentProviderKey } from "@/lib/orders/provider-key";
 import {
   appSimulator,
   ledgerFor,
@@ -59,7 +58,7 @@ describe("the checkout endpoint when the provider fails", () => {
     expect(row).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
     expect(row!.lease_expires_at!.getTime()).toBeLessThanOrEqual(Date.now());
     // The simulator did charge, after our client had given up.
-    const providerKey = paymentProviderKey(shopper.id, row!.id);
+    const providerKey = row!.provider_key;
     expect((await ledgerFor(simulator, { idempotencyKey: providerKey })).charges).toHaveLength(1);
 
     const retry = await runIdempotent(endpoint, checkoutRequest(key, body), shopper.id);
@@ -120,7 +119,7 @@ describe("the app when the provider's answer is lost (over HTTP)", () => {
     expect(order.response.status).toBe(201);
     const row = await keyRow(shopper.id, key);
     const ledger = await ledgerFor(appSimulator(), {
-      idempotencyKey: paymentProviderKey(shopper.id, row!.id),
+      idempotencyKey: row!.provider_key,
     });
     expect(ledger.payment_intents).toHaveLength(1);
     expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);

@@ -107,7 +107,7 @@ export interface PaymentRecords {
    * Every PaymentIntent whose metadata holds all these pairs, newest first,
    * paging through the provider's search (at most MAX_FOUND_PAYMENTS). Keys
    * and values must be non-empty and of `[A-Za-z0-9:_-]` (uuids, provider
-   * keys `oncepay:<uuid>:<uuid>`), or it throws a plain Error before asking
+   * keys `oncepay:<uuid>:<base64url hash>`), or it throws a plain Error before asking
    * anything: they are written into the provider's query language, and
    * nothing in that alphabet can close a quote or start another clause.
    */

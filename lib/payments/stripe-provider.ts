@@ -19,7 +19,7 @@ import { metadataQuery, providerCharge, providerPayment } from "@/lib/payments/s
  * Stripe's test mode. The same code path serves both.
  *
  * Each charge is one PaymentIntent, created and confirmed in one call, under
- * OncePay's provider key (`oncepay:<account id>:<key row id>`) as Stripe's
+ * OncePay's provider key (`oncepay:<account id>:<hash of the request>`) as Stripe's
  * Idempotency-Key. So however often a charge is repeated (a client retry
  * that takes the key over, the recovery worker, the SDK's own network
  * retries, which resend the same key) Stripe charges once and answers the

@@ -40,6 +40,7 @@ export const {
   keyRow,
   expireLease,
   expireKey,
+  loseKey,
   accountIdByTokenHash,
   idempotencyKeysOf,
   providerIntents,

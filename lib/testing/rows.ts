@@ -1,4 +1,5 @@
 import pg from "pg";
+import { paymentProviderKey } from "@/lib/orders/provider-key";
 
 /**
  * Every query the tests make to check the database ("exactly one order
@@ -19,6 +20,9 @@ export interface KeyRow {
   state: string;
   recovery_point: string;
   fingerprint: string;
+  provider_key_generation: number;
+  /** The provider key its request charges under (computed from the row, as the checkout computes it). */
+  provider_key: string;
   response_status: number | null;
   response_body: unknown;
   payment_request: unknown;
@@ -39,6 +43,12 @@ export interface Rows {
   expireLease(accountId: string, key: string): Promise<void>;
   /** Simulates the passing of time for one key: its whole life ran out. */
   expireKey(accountId: string, key: string): Promise<void>;
+  /**
+   * Simulates lost commits, as a failover to a standby that missed them
+   * leaves things: the key's row is gone, with the order and the payment its
+   * completion wrote.
+   */
+  loseKey(accountId: string, key: string): Promise<void>;
   /** The account a bearer or session token stands for (only its SHA-256 is stored). */
   accountIdByTokenHash(tokenHash: string): Promise<string | undefined>;
   ordersOf(accountId: string): Promise<{ id: string; total_amount: number }[]>;
@@ -129,12 +139,25 @@ export function rowsIn(db: Queryable): Rows {
       return rows[0]!;
     },
     async keyRow(accountId, key) {
-      const { rows } = await db.query<KeyRow>(
-        `SELECT id, state::text, recovery_point::text, fingerprint, response_status, response_body, payment_request, charge_result, lease_expires_at
+      const { rows } = await db.query<Omit<KeyRow, "provider_key">>(
+        `SELECT id, state::text, recovery_point::text, fingerprint, provider_key_generation, response_status, response_body, payment_request, charge_result, lease_expires_at
            FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
         [accountId, key],
       );
-      return rows[0];
+      const row = rows[0];
+      return (
+        row && {
+          ...row,
+          provider_key: paymentProviderKey(
+            {
+              accountId,
+              idempotencyKey: key,
+              fingerprint: row.fingerprint,
+            },
+            row.provider_key_generation,
+          ),
+        }
+      );
     },
     async stuckKeys(accountId) {
       const { rows } = await db.query<{ n: number }>(
@@ -145,6 +168,17 @@ export function rowsIn(db: Queryable): Rows {
     },
     expireLease: (accountId, key) => setKeyTimeToPast("lease_expires_at", accountId, key),
     expireKey: (accountId, key) => setKeyTimeToPast("expires_at", accountId, key),
+    async loseKey(accountId, key) {
+      await db.query(
+        `WITH lost_key AS (
+           DELETE FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2 RETURNING id
+         ), lost_payments AS (
+           DELETE FROM payments WHERE idempotency_key_id IN (SELECT id FROM lost_key)
+         )
+         DELETE FROM orders WHERE idempotency_key_id IN (SELECT id FROM lost_key)`,
+        [accountId, key],
+      );
+    },
     async accountIdByTokenHash(tokenHash) {
       const { rows } = await db.query<{ id: string }>(
         `SELECT id FROM accounts WHERE token_hash = $1`,

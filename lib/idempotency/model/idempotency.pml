@@ -55,7 +55,9 @@
 
 /* The key row of one (account, Idempotency-Key): the unique index allows one. */
 byte row_state = ABSENT;
-byte row_id = NO_ROW;          /* its UUID, which is also the provider key (paymentProviderKey) */
+byte row_id = NO_ROW;          /* its UUID, which the model also takes as its provider key: the worst
+                                  case, since paymentProviderKey names the request and the rows of one
+                                  request share it (DESIGN.md, "A provider key that outlives its row") */
 byte rp = CLAIMED;             /* recovery_point */
 byte lease_owner = NOBODY;
 bool lease_expired = false;    /* lease_expires_at <= now() */
@@ -164,7 +166,7 @@ inline perform_with_claim() {
 
 charge:
   atomic {
-    /* provider.charge({ idempotencyKey: paymentProviderKey(accountId, claim.keyId) }) */
+    /* provider.charge({ idempotencyKey: providerKeyOf(context) }), one provider key per row here */
     if
     :: CRASH
     :: provider_charges(my_id); my_rp = 0; goto record
