@@ -5,7 +5,9 @@ import { createFreshPostgresDatabase } from "@/lib/testing/database";
 import {
   checkoutsAcrossFailure,
   exactlyOnceViolations,
+  withholdReplicationThenKillPrimary,
   unexpectedAnswers,
+  type StallFacts,
 } from "@/lib/testing/failover";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 
@@ -14,10 +16,13 @@ import { describeOnServer } from "@/lib/testing/postgres-server-only";
  * three nodes under Patroni with synchronous replication, reached through
  * PgBouncer and the balancer's check of Patroni's /primary; the payment
  * simulator's ledger lives on another server and does not fail over. The
- * test kills the primary while checkouts with distinct keys are in flight at
- * every recovery point, lets the clients retry as the contract asks, and
- * then reads the records: each key one order, one succeeded charge per key,
- * none without an order, and no answer outside the contract on the way.
+ * tests kill the primary while checkouts with distinct keys are in flight at
+ * every recovery point, once outright and once after its standbys stopped
+ * getting its WAL, let the clients retry as the contract asks, and then read
+ * the records: each key one order, the one its 201s named, one succeeded
+ * charge per key, none without an order, and no answer outside the contract
+ * on the way. The same stall and kill on asynchronous replication must break
+ * those rules, and the test says that it does.
  */
 const CHECKOUTS = 100;
 
@@ -63,14 +68,88 @@ describeOnServer(
       await cluster.replicated!.whole();
       expect(await cluster.replicated!.leader()).not.toBe(primary);
     }, 240_000);
+
+    it("the standbys' acknowledgements withheld, then the primary killed: nothing reaches the provider while they are, and the same invariants hold", async () => {
+      const primary = await cluster.replicated!.leader();
+      const { run, stall } = await stallAndKill(cluster, simulatorDatabase.url);
+
+      expect(stall.chargesAtKill).toBe(stall.chargesHalfway);
+      // The cancelled waits were refused, not taken for durable commits.
+      expect(stall.waitsCancelled).toBeGreaterThan(0);
+      const logs = cluster.output("app1") + cluster.output("app2");
+      expect(logs).toContain("wait for the synchronous standby was cancelled");
+      expect(unexpectedAnswers(run.runs)).toEqual([]);
+      expect(await exactlyOnceViolations(cluster, simulatorDatabase.url, run)).toEqual([]);
+      // Checkouts kept arriving through the stall: their claims committed, their payments waited.
+      expect(run.runs.some((checkout) => checkout.attempts[0]!.sentAt > run.failedAt)).toBe(true);
+
+      await primary.start();
+      await cluster.replicated!.whole();
+    }, 240_000);
   },
 );
 
-async function startReplicatedCluster(simulatorDatabaseUrl: string) {
+describeOnServer(
+  "replication",
+  "failover with asynchronous replication (broken on purpose): the same stall and kill",
+  () => {
+    let asyncSimulatorDatabase: { url: string; drop(): Promise<void> };
+    let asyncCluster: Cluster;
+
+    beforeAll(async () => {
+      asyncSimulatorDatabase = await createFreshPostgresDatabase();
+      asyncCluster = await startReplicatedCluster(asyncSimulatorDatabase.url, {
+        synchronous: false,
+      });
+    }, 240_000);
+
+    afterAll(async () => {
+      await asyncCluster?.stop();
+      await asyncSimulatorDatabase?.drop();
+    });
+
+    it("loses acknowledged checkouts and charges while the standbys lag, and the checks say so", async () => {
+      const { run, stall } = await stallAndKill(asyncCluster, asyncSimulatorDatabase.url);
+
+      expect(stall.chargesAtKill).toBeGreaterThan(stall.chargesHalfway);
+      const violations = await exactlyOnceViolations(asyncCluster, asyncSimulatorDatabase.url, run);
+      console.info(
+        `asynchronous replication: ${stall.chargesAtKill - stall.chargesHalfway} charges made while the standbys had nothing; ${violations.length} violations, the first: ${violations[0]}`,
+      );
+      expect(violations.some((violation) => violation.includes("which is not recorded"))).toBe(
+        true,
+      );
+    }, 240_000);
+  },
+);
+
+/**
+ * Checkouts arriving for 10 s, the standbys stalled for 6 s of it once keys
+ * are at every recovery point, then the primary killed.
+ */
+async function stallAndKill(target: Cluster, simulatorDatabaseUrl: string) {
+  let stall: StallFacts | undefined;
+  const run = await checkoutsAcrossFailure({
+    cluster: target,
+    checkouts: CHECKOUTS,
+    providerLatencyMs: 1500,
+    arrivalGapMs: 100,
+    failWhen: ({ points }) => (points.finished ?? 0) >= 5 && (points.payment_started ?? 0) >= 10,
+    fail: async () => {
+      stall = await withholdReplicationThenKillPrimary(target, simulatorDatabaseUrl, 6000);
+    },
+  });
+  return { run, stall: stall! };
+}
+
+async function startReplicatedCluster(
+  simulatorDatabaseUrl: string,
+  replicated = { synchronous: true },
+) {
   return startCluster({
     size: 2,
     databaseUrl: simulatorDatabaseUrl,
-    replicated: { synchronous: true },
+    replicated,
     port: 0,
     poolerPoolSize: 10,
     instancePoolMax: 10,

@@ -24,8 +24,16 @@ export interface PatroniNode {
   kill(): Promise<void>;
   /** SIGSTOP to Patroni and to PostgreSQL: a machine that stalls (a long GC, a VM paused). */
   freeze(): Promise<void>;
-  /** SIGCONT after freeze(). */
+  /** SIGCONT after freeze() or withholdReplication(). */
   thaw(): Promise<void>;
+  /**
+   * SIGSTOP to this node's WAL senders: its standbys receive nothing more,
+   * so they acknowledge nothing, while the node itself goes on (a network
+   * that stalls between them). Stopping the standbys instead would not do:
+   * what the senders already wrote waits in the kernel's socket buffers and
+   * reaches them when they resume, even after this node has died.
+   */
+  withholdReplication(): Promise<void>;
   /** Starts Patroni again after kill(): the node rejoins as a standby (pg_rewind). */
   start(): Promise<void>;
 }
@@ -96,6 +104,12 @@ export async function startNode(settings: NodeSettings): Promise<PatroniNode> {
     },
     freeze: () => signalNode("SIGSTOP"),
     thaw: () => signalNode("SIGCONT"),
+    async withholdReplication() {
+      const postmaster = await postmasterPid();
+      if (postmaster === undefined) throw new Error(`${settings.name} runs no PostgreSQL`);
+      for (const pid of await childrenOf(postmaster))
+        if ((await commandLineOf(pid)).includes("walsender")) signalProcess(pid, "SIGSTOP");
+    },
     async start() {
       patroni = launch();
     },
@@ -135,6 +149,11 @@ async function childrenOf(parent: number): Promise<number[]> {
   return children;
 }
 
+/** A PostgreSQL process's title ("postgres: walsender replicator …"), from /proc. */
+async function commandLineOf(pid: number): Promise<string> {
+  return (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).replaceAll("\0", " ");
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -159,7 +178,10 @@ export function patroniConfig(settings: NodeSettings & { dataDir: string }): str
           ttl: 10,
           loop_wait: 2,
           retry_timeout: 4,
-          maximum_lag_on_failover: 1048576,
+          // Asynchronous, a standby may be far behind when the primary dies;
+          // promoting it anyway (availability before durability) is what
+          // that choice means, and what the broken variant must show.
+          maximum_lag_on_failover: settings.synchronous ? 1048576 : 1024 ** 3,
           // A commit waits for the synchronous standby, and with none it
           // waits rather than going on alone (strict): Patroni promotes only
           // that standby, so it holds every acknowledged commit.

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Cluster } from "@/lib/cluster/cluster";
 import { cartBody, createAccount, type ApiAccount } from "@/lib/testing/api-client";
@@ -72,6 +73,61 @@ export async function checkoutsAcrossFailure(scenario: FailoverScenario): Promis
   return { account, runs, pointsBefore, failedAt };
 }
 
+/** What happened while the standbys got nothing. */
+export interface StallFacts {
+  /** Charges at the provider once the requests sent before the stall have surely arrived. */
+  chargesHalfway: number;
+  /** Commits waiting for a standby, halfway, whose wait was then cancelled. */
+  waitsCancelled: number;
+  /** Charges at the provider when the primary was killed. */
+  chargesAtKill: number;
+}
+
+/**
+ * The primary stops sending its WAL (its WAL senders stopped: a network
+ * that stalls between it and its standbys) and goes on alone for
+ * `stallMs`; then it dies, and the standbys elect a new one. With
+ * synchronous replication every durable commit waits meanwhile, so no
+ * `payment_started` commits and nothing new may reach the provider. Halfway,
+ * every waiting commit has its wait cancelled (pg_cancel_backend, as an
+ * operator or a client's cancel request would): PostgreSQL then reports it
+ * as a success with a warning, and a store that took it for durable would
+ * charge. A charge made in the stall's second half (past the provider's
+ * latency) was asked for after a commit no standby holds.
+ */
+export async function withholdReplicationThenKillPrimary(
+  cluster: Cluster,
+  simulatorDatabaseUrl: string,
+  stallMs: number,
+): Promise<StallFacts> {
+  const replicated = cluster.replicated!;
+  const primary = await replicated.leader();
+  const charges = async () =>
+    (await rowsAt(simulatorDatabaseUrl).providerIntents({ keyPrefix: "oncepay:" })).total;
+  await primary.withholdReplication();
+  await delay(stallMs / 2);
+  const chargesHalfway = await charges();
+  const waitsCancelled = await cancelReplicationWaits(primary.url);
+  await delay(stallMs / 2);
+  const chargesAtKill = await charges();
+  await primary.kill();
+  return { chargesHalfway, waitsCancelled, chargesAtKill };
+}
+
+async function cancelReplicationWaits(primaryUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: primaryUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ cancelled: number }>(
+      `SELECT count(*) FILTER (WHERE pg_cancel_backend(pid))::int AS cancelled
+         FROM pg_stat_activity WHERE wait_event = 'SyncRep'`,
+    );
+    return rows[0]!.cancelled;
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Every answer a client got is one the contract lets it act on: a 201 (new
  * or replayed), or a 409 or 503 in problem+json with Retry-After. Never a
@@ -105,8 +161,10 @@ function problemWith(attempt: AttemptRecord): string | undefined {
 
 /**
  * The guarantee, from the records once every key has settled: each key one
- * order; at the provider, one succeeded charge per key and none without an
- * order. Returns each violation (empty when it holds).
+ * order, and it is the order every 201 the client got for the key named (an
+ * acknowledged answer never vanishes); at the provider, one succeeded
+ * charge per key and none without an order. Returns each violation (empty
+ * when it holds).
  */
 export async function exactlyOnceViolations(
   cluster: Cluster,
@@ -116,6 +174,7 @@ export async function exactlyOnceViolations(
   const app = rowsAt(cluster.databaseUrl);
   const ledger = rowsAt(simulatorDatabaseUrl);
   const ordersByKey = await app.ordersByKey(run.account.id);
+  const orderIds = new Set((await app.ordersOf(run.account.id)).map((order) => order.id));
   const paid = await app.paidProviderKeys(run.account.id);
   const charges = await ledger.chargesByProviderKey(`oncepay:${run.account.id}:`);
   const violations: string[] = [];
@@ -123,6 +182,10 @@ export async function exactlyOnceViolations(
     const orders = ordersByKey.get(key) ?? 0;
     if (orders !== 1) violations.push(`key ${key}: ${orders} orders`);
   }
+  for (const { key, attempts } of run.runs)
+    for (const { orderId } of attempts)
+      if (orderId !== null && !orderIds.has(orderId))
+        violations.push(`key ${key}: answered 201 with order ${orderId}, which is not recorded`);
   for (const [providerKey, count] of charges) {
     if (count !== 1) violations.push(`provider key ${providerKey}: ${count} succeeded charges`);
     if (!paid.has(providerKey))

@@ -17,6 +17,8 @@ export interface AttemptRecord {
   retryAfter: string | null;
   replayed: boolean;
   contentType: string | null;
+  /** The order a 201 names (its body's `id`); null for any other answer. */
+  orderId: string | null;
   sentAt: number;
   answeredAt: number;
 }
@@ -82,12 +84,13 @@ async function sendOnce({
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
     });
-    await response.arrayBuffer();
+    const text = await response.text();
     return {
       status: response.status,
       retryAfter: response.headers.get(RETRY_AFTER_HEADER),
       replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
       contentType: response.headers.get("content-type"),
+      orderId: response.status === 201 ? orderIdIn(text) : null,
       sentAt,
       answeredAt: Date.now(),
     };
@@ -97,9 +100,19 @@ async function sendOnce({
       retryAfter: null,
       replayed: false,
       contentType: null,
+      orderId: null,
       sentAt,
       answeredAt: Date.now(),
     };
+  }
+}
+
+function orderIdIn(text: string): string | null {
+  try {
+    const order = JSON.parse(text) as { id?: unknown };
+    return typeof order.id === "string" ? order.id : null;
+  } catch {
+    return null;
   }
 }
 
