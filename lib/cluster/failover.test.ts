@@ -4,6 +4,7 @@ import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { createFreshPostgresDatabase } from "@/lib/testing/database";
 import {
   checkoutsAcrossFailure,
+  durableWriteOutcome,
   exactlyOnceViolations,
   withholdReplicationThenKillPrimary,
   unexpectedAnswers,
@@ -17,8 +18,9 @@ import { describeOnServer } from "@/lib/testing/postgres-server-only";
  * PgBouncer and the balancer's check of Patroni's /primary; the payment
  * simulator's ledger lives on another server and does not fail over. The
  * tests kill the primary while checkouts with distinct keys are in flight at
- * every recovery point, once outright and once after its standbys stopped
- * getting its WAL, let the clients retry as the contract asks, and then read
+ * every recovery point (outright, and after its standbys stopped getting
+ * its WAL) or freeze it until another node leads, let the clients retry as
+ * the contract asks, and then read
  * the records: each key one order, the one its 201s named, one succeeded
  * charge per key, none without an order, and no answer outside the contract
  * on the way. The same stall and kill on asynchronous replication must break
@@ -67,6 +69,33 @@ describeOnServer(
       await primary.start();
       await cluster.replicated!.whole();
       expect(await cluster.replicated!.leader()).not.toBe(primary);
+    }, 240_000);
+
+    it("the primary frozen until another node leads, then resumed: it commits no durable write, and the same invariants hold", async () => {
+      const primary = await cluster.replicated!.leader();
+      let writeOnOldPrimary: string | undefined;
+      const run = await checkoutsAcrossFailure({
+        cluster,
+        checkouts: CHECKOUTS,
+        providerLatencyMs: 1500,
+        arrivalGapMs: 50,
+        failWhen: ({ points }) =>
+          (points.finished ?? 0) >= 5 && (points.payment_started ?? 0) >= 20,
+        fail: async () => {
+          await primary.freeze();
+          const next = await cluster.replicated!.leader();
+          expect(next).not.toBe(primary);
+          await primary.thaw();
+          // At once, before its Patroni has caught up with what happened while it slept.
+          writeOnOldPrimary = await durableWriteOutcome(primary.url, 5000);
+        },
+      });
+
+      expect(writeOnOldPrimary).not.toBe("committed");
+      expect(unexpectedAnswers(run.runs)).toEqual([]);
+      expect(await exactlyOnceViolations(cluster, simulatorDatabase.url, run)).toEqual([]);
+      // Patroni demotes the old primary by itself, and it follows the new one.
+      await cluster.replicated!.whole();
     }, 240_000);
 
     it("the standbys' acknowledgements withheld, then the primary killed: nothing reaches the provider while they are, and the same invariants hold", async () => {
