@@ -15,8 +15,8 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { startCluster, type Cluster } from "../lib/cluster/cluster.ts";
 import { newAdminKey } from "../lib/payments/simulator/admin-key.ts";
-import { IDEMPOTENCY_KEY_HEADER } from "../lib/http/headers.ts";
 import { cpuSecondsBy, machineTicks, type ProcessGroup } from "./process-cpu.ts";
+import { createAccount, newCart, postOrder } from "./shop-client.ts";
 import { cpus } from "node:os";
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -83,7 +83,11 @@ interface RunResult {
 async function measure(cluster: Cluster): Promise<RunResult> {
   const tokens = await Promise.all(Array.from({ length: 8 }, () => createAccount(cluster.url)));
   const checkout = (shopper: number) =>
-    postOrder(cluster.url, tokens[shopper % tokens.length]!, randomUUID());
+    postOrder(cluster.url, {
+      token: tokens[shopper % tokens.length]!,
+      key: randomUUID(),
+      body: newCart(),
+    });
   // Warm-up: compiles routes, fills every instance's pools.
   await runFor(2, SHOPPERS, checkout);
 
@@ -198,28 +202,4 @@ function formatRow(size: number, result: RunResult): string {
     String(result.serverConnections),
   ];
   return cells.map((cell, index) => (index === 0 ? cell.padEnd(9) : cell.padStart(9))).join(" ");
-}
-
-async function createAccount(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/api/accounts`, { method: "POST" });
-  if (response.status !== 201) throw new Error(`POST /api/accounts answered ${response.status}`);
-  return ((await response.json()) as { token: string }).token;
-}
-
-function postOrder(baseUrl: string, token: string, key: string): Promise<Response> {
-  return fetch(`${baseUrl}/api/orders`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${token}`,
-      "Content-Type": "application/json",
-      [IDEMPOTENCY_KEY_HEADER]: key,
-    },
-    body: JSON.stringify({
-      cartId: `cart-${randomUUID()}`,
-      items: [
-        { sku: "mug-ceramic-350", quantity: 2 },
-        { sku: "beans-house-250", quantity: 1 },
-      ],
-    }),
-  });
 }

@@ -22,8 +22,8 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { startCluster, type Cluster } from "../lib/cluster/cluster.ts";
-import { IDEMPOTENCY_KEY_HEADER } from "../lib/http/headers.ts";
 import { newAdminKey } from "../lib/payments/simulator/admin-key.ts";
+import { createAccount, newCart, postOrder, type Checkout } from "./shop-client.ts";
 
 const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) {
@@ -120,14 +120,14 @@ async function throughput(cluster: Cluster): Promise<Throughput> {
   const newCheckout = (shopper: number) => ({
     token: tokenOf(shopper),
     key: randomUUID(),
-    body: cartBody(),
+    body: newCart(),
   });
-  await runFor(2, (shopper) => postOrder(cluster.url, newCheckout(shopper))); // warm-up
+  await runFor(2, (shopper) => statusOf(cluster.url, newCheckout(shopper))); // warm-up
 
   const made: Checkout[][] = Array.from({ length: SHOPPERS }, () => []);
   const firstTime = await runFor(SECONDS, async (shopper) => {
     const checkout = newCheckout(shopper);
-    const status = await postOrder(cluster.url, checkout);
+    const status = await statusOf(cluster.url, checkout);
     if (status === 201) made[shopper]!.push(checkout);
     return status;
   });
@@ -136,7 +136,7 @@ async function throughput(cluster: Cluster): Promise<Throughput> {
     const mine = made[shopper]!;
     const checkout = mine[replayed[shopper]! % mine.length]!;
     replayed[shopper]! += 1;
-    return postOrder(cluster.url, checkout);
+    return statusOf(cluster.url, checkout);
   });
   return { firstTime, replay };
 }
@@ -181,7 +181,7 @@ async function firstCreatedAfter(cluster: Cluster, token: string): Promise<numbe
   const probes: Promise<void>[] = [];
   while (createdAt === undefined) {
     probes.push(
-      postOrder(cluster.url, { token, key: randomUUID(), body: cartBody() })
+      statusOf(cluster.url, { token, key: randomUUID(), body: newCart() })
         .catch(() => 0)
         .then((status) => {
           if (status === 201) createdAt ??= performance.now();
@@ -193,39 +193,9 @@ async function firstCreatedAfter(cluster: Cluster, token: string): Promise<numbe
   return createdAt;
 }
 
-interface Checkout {
-  token: string;
-  key: string;
-  body: unknown;
-}
-
-async function createAccount(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/api/accounts`, { method: "POST" });
-  if (response.status !== 201) throw new Error(`POST /api/accounts answered ${response.status}`);
-  return ((await response.json()) as { token: string }).token;
-}
-
-function cartBody(): unknown {
-  return {
-    cartId: `cart-${randomUUID()}`,
-    items: [
-      { sku: "mug-ceramic-350", quantity: 2 },
-      { sku: "beans-house-250", quantity: 1 },
-    ],
-  };
-}
-
-async function postOrder(baseUrl: string, checkout: Checkout): Promise<number> {
-  const response = await fetch(`${baseUrl}/api/orders`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${checkout.token}`,
-      "Content-Type": "application/json",
-      [IDEMPOTENCY_KEY_HEADER]: checkout.key,
-    },
-    body: JSON.stringify(checkout.body),
-    signal: AbortSignal.timeout(20_000),
-  });
+/** The answer's status, its body read to the end (it throws when there is no answer). */
+async function statusOf(baseUrl: string, checkout: Checkout): Promise<number> {
+  const response = await postOrder(baseUrl, checkout);
   await response.arrayBuffer();
   return response.status;
 }

@@ -32,6 +32,17 @@ beforeAll(async () => {
 });
 afterAll(closeTestDb);
 
+/** A checkout that fails on purpose once the provider has charged: its key stays in flight at payment_started. */
+async function checkoutFailingAfterCharge(token: string, key: string, body: unknown) {
+  const failed = await postOrder({
+    token,
+    key,
+    body,
+    headers: { "OncePay-Fault": "after-charge" },
+  });
+  expect(failed.response.status).toBe(500);
+}
+
 /** The payment simulator's records of every charge the app asked for on this account's behalf. */
 function providerLedger(accountId: string) {
   return ledgerFor(appSimulator(), { idempotencyKeyPrefix: paymentProviderKeyPrefix(accountId) });
@@ -124,13 +135,7 @@ describe("same key while the first is still running", () => {
     const key = randomUUID();
     const body = cartBody();
     // The first attempt: failed after charging, so its key is in flight with a live lease.
-    const first = await postOrder({
-      token: account.token,
-      key,
-      body,
-      headers: { "OncePay-Fault": "after-charge" },
-    });
-    expect(first.response.status).toBe(500);
+    await checkoutFailingAfterCharge(account.token, key, body);
     const before = await keyRow(account.id, key);
 
     const second = await postOrder({ token: account.token, key, body });
@@ -401,13 +406,7 @@ describe("failure after the payment started", () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody();
-    const failed = await postOrder({
-      token: shopper.token,
-      key,
-      body,
-      headers: { "OncePay-Fault": "after-charge" },
-    });
-    expect(failed.response.status).toBe(500);
+    await checkoutFailingAfterCharge(shopper.token, key, body);
     const inFlight = await keyRow(shopper.id, key);
     expect(inFlight).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
     expect(inFlight!.lease_expires_at!.getTime()).toBeGreaterThan(Date.now());
@@ -429,13 +428,7 @@ describe("a key row lost after its charge", () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody();
-    const failed = await postOrder({
-      token: shopper.token,
-      key,
-      body,
-      headers: { "OncePay-Fault": "after-charge" },
-    });
-    expect(failed.response.status).toBe(500);
+    await checkoutFailingAfterCharge(shopper.token, key, body);
     await loseKey(shopper.id, key);
 
     const retry = await postOrder({ token: shopper.token, key, body });

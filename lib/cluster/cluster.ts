@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startAppInstance, type AppInstance } from "@/lib/cluster/app-instance";
+import { startLeaderCheck } from "@/lib/cluster/leader-check";
 import { startHaproxy, type Balancer } from "@/lib/cluster/haproxy";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "@/lib/cluster/patroni";
 import { startPgBouncer, type PgBouncer } from "@/lib/cluster/pgbouncer";
@@ -114,6 +115,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         output: outputOf("patroni"),
       }));
     if (replicated) started.push(replicated);
+    const leaderCheck =
+      replicated && (await startLeaderCheck(replicated.nodes, () => replicated.leaderInDcs()));
+    if (leaderCheck) started.push(leaderCheck);
 
     // First: in the replicated shape it is also the way to the database.
     const balancer = await startHaproxy({
@@ -123,7 +127,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       ...(replicated && {
         postgres: {
           port: await freePort(),
-          nodes: replicated.nodes.map(({ name, pgPort, restPort }) => ({ name, pgPort, restPort })),
+          nodes: replicated.nodes.map(({ name, pgPort }) => ({
+            name,
+            pgPort,
+            checkPort: leaderCheck!.ports.get(name)!,
+          })),
         },
       }),
       workDir: path.join(workDir, "haproxy"),

@@ -6,6 +6,7 @@ import {
   checkoutsAcrossFailure,
   durableWriteOutcome,
   exactlyOnceViolations,
+  nodesCountedUp,
   withholdReplicationThenKillPrimary,
   unexpectedAnswers,
   type StallFacts,
@@ -27,6 +28,10 @@ import { describeOnServer } from "@/lib/testing/postgres-server-only";
  * those rules, and the test says that it does.
  */
 const CHECKOUTS = 100;
+/** 100 checkouts 50 ms apart: the failure comes while they still arrive. */
+const ARRIVING_FAST = { arrivalGapMs: 50, atProvider: 20 };
+/** 100 checkouts 100 ms apart: they keep arriving through a 6 s stall. */
+const ARRIVING_FOR_10_S = { arrivalGapMs: 100, atProvider: 10 };
 
 let simulatorDatabase: { url: string; drop(): Promise<void> };
 let cluster: Cluster;
@@ -47,15 +52,7 @@ describeOnServer(
 
     it(`SIGKILL of the primary with ${CHECKOUTS} checkouts in flight: each key one order and one charge, no charge without an order, and every answer a 201, 409 or 503 with Retry-After`, async () => {
       const primary = await cluster.replicated!.leader();
-      const run = await checkoutsAcrossFailure({
-        cluster,
-        checkouts: CHECKOUTS,
-        providerLatencyMs: 1500,
-        arrivalGapMs: 50,
-        failWhen: ({ points }) =>
-          (points.finished ?? 0) >= 5 && (points.payment_started ?? 0) >= 20,
-        fail: () => primary.kill(),
-      });
+      const run = await checkoutsWhile(cluster, ARRIVING_FAST, () => primary.kill());
 
       expect(unexpectedAnswers(run.runs)).toEqual([]);
       expect(await exactlyOnceViolations(cluster, simulatorDatabase.url, run)).toEqual([]);
@@ -71,27 +68,27 @@ describeOnServer(
       expect(await cluster.replicated!.leader()).not.toBe(primary);
     }, 240_000);
 
-    it("the primary frozen until another node leads, then resumed: it commits no durable write, and the same invariants hold", async () => {
+    it("the primary frozen until another node leads, then resumed: the balancer never counts it up again as primary, and the same invariants hold", async () => {
       const primary = await cluster.replicated!.leader();
-      let writeOnOldPrimary: string | undefined;
-      const run = await checkoutsAcrossFailure({
-        cluster,
-        checkouts: CHECKOUTS,
-        providerLatencyMs: 1500,
-        arrivalGapMs: 50,
-        failWhen: ({ points }) =>
-          (points.finished ?? 0) >= 5 && (points.payment_started ?? 0) >= 20,
-        fail: async () => {
-          await primary.freeze();
-          const next = await cluster.replicated!.leader();
-          expect(next).not.toBe(primary);
-          await primary.thaw();
-          // At once, before its Patroni has caught up with what happened while it slept.
-          writeOnOldPrimary = await durableWriteOutcome(primary.url, 5000);
-        },
+      let afterResume: { countedUp: Set<string>; directWrite: string; next: string } | undefined;
+      const run = await checkoutsWhile(cluster, ARRIVING_FAST, async () => {
+        await primary.freeze();
+        const next = await cluster.replicated!.leader();
+        expect(next).not.toBe(primary);
+        await primary.thaw();
+        // At once, before its Patroni has caught up with what happened while it slept.
+        const [countedUp, directWrite] = await Promise.all([
+          nodesCountedUp(cluster, 6000),
+          durableWriteOutcome(primary.url, 5000),
+        ]);
+        afterResume = { countedUp, directWrite, next: next.name };
       });
 
-      expect(writeOnOldPrimary).not.toBe("committed");
+      expect([...afterResume!.countedUp]).toEqual([afterResume!.next]);
+      // Patroni alone does not fence it: a write sent to it straight may commit (DESIGN.md).
+      console.info(
+        `a durable write straight to the resumed old primary: ${afterResume!.directWrite}`,
+      );
       expect(unexpectedAnswers(run.runs)).toEqual([]);
       expect(await exactlyOnceViolations(cluster, simulatorDatabase.url, run)).toEqual([]);
       // Patroni demotes the old primary by itself, and it follows the new one.
@@ -153,20 +150,30 @@ describeOnServer(
 );
 
 /**
- * Checkouts arriving for 10 s, the standbys stalled for 6 s of it once keys
- * are at every recovery point, then the primary killed.
+ * Checkouts with distinct keys, the provider answering in 1.5 s, and `fail`
+ * once some keys are finished and `atProvider` are at the provider.
  */
-async function stallAndKill(target: Cluster, simulatorDatabaseUrl: string) {
-  let stall: StallFacts | undefined;
-  const run = await checkoutsAcrossFailure({
+function checkoutsWhile(
+  target: Cluster,
+  arrivals: { arrivalGapMs: number; atProvider: number },
+  fail: () => Promise<void>,
+) {
+  return checkoutsAcrossFailure({
     cluster: target,
     checkouts: CHECKOUTS,
     providerLatencyMs: 1500,
-    arrivalGapMs: 100,
-    failWhen: ({ points }) => (points.finished ?? 0) >= 5 && (points.payment_started ?? 0) >= 10,
-    fail: async () => {
-      stall = await withholdReplicationThenKillPrimary(target, simulatorDatabaseUrl, 6000);
-    },
+    arrivalGapMs: arrivals.arrivalGapMs,
+    failWhen: ({ points }) =>
+      (points.finished ?? 0) >= 5 && (points.payment_started ?? 0) >= arrivals.atProvider,
+    fail,
+  });
+}
+
+/** The primary's WAL withheld from its standbys for 6 s of the arrivals, then the primary killed. */
+async function stallAndKill(target: Cluster, simulatorDatabaseUrl: string) {
+  let stall: StallFacts | undefined;
+  const run = await checkoutsWhile(target, ARRIVING_FOR_10_S, async () => {
+    stall = await withholdReplicationThenKillPrimary(target, simulatorDatabaseUrl, 6000);
   });
   return { run, stall: stall! };
 }

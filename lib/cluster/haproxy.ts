@@ -42,7 +42,8 @@ export interface BalancerOptions {
 export interface PostgresRoute {
   /** Where it listens for PostgreSQL connections. */
   port: number;
-  nodes: readonly { name: string; pgPort: number; restPort: number }[];
+  /** Each node, and the port of its leader check (lib/cluster/leader-check.ts). */
+  nodes: readonly { name: string; pgPort: number; checkPort: number }[];
 }
 
 const READY_TIMEOUT_MS = 15_000;
@@ -181,12 +182,14 @@ frontend stats
 }
 
 /**
- * PostgreSQL connections go to the node whose Patroni answers 200 on
- * /primary, which only the holder of the leader key does, asked every half
- * second. A node that stops answering is out after two checks, and its
- * connections are cut (on-marked-down shutdown-sessions): a client of a
- * frozen primary gets an error at once, never a commit on a node that no
- * longer leads. Long idle timeouts: PgBouncer keeps its server connections.
+ * PostgreSQL connections go to the node that holds the leader key in etcd
+ * and says it is the primary (lib/cluster/leader-check.ts: not Patroni's
+ * /primary alone, which a resumed old primary can answer 200 for a few
+ * seconds), asked every half second. A node that stops answering is out
+ * after two checks, and its connections are cut (on-marked-down
+ * shutdown-sessions): a client of a frozen primary gets an error at once,
+ * never a commit on a node that no longer leads. Long idle timeouts:
+ * PgBouncer keeps its server connections.
  */
 function postgresSection(postgres: PostgresRoute): string {
   return `
@@ -196,10 +199,10 @@ listen postgres
   no log
   timeout client 30m
   timeout server 30m
-  option httpchk GET /primary
+  option httpchk GET /leader
   http-check expect status 200
   default-server inter 500ms fastinter 500ms downinter 500ms fall 2 rise 1 on-marked-down shutdown-sessions
-${postgres.nodes.map((node) => `  server ${node.name} 127.0.0.1:${node.pgPort} check port ${node.restPort}`).join("\n")}
+${postgres.nodes.map((node) => `  server ${node.name} 127.0.0.1:${node.pgPort} check port ${node.checkPort}`).join("\n")}
 `;
 }
 

@@ -40,6 +40,9 @@ export interface PatroniNode {
 
 /** The cluster's database, made at bootstrap and replicated to every node. */
 export const DATABASE = "oncepay";
+/** Where the cluster's keys live in etcd: under <namespace><scope>/. */
+export const NAMESPACE = "/oncepay/";
+export const SCOPE = "oncepay";
 const POSTGRES_BIN = "/usr/lib/postgresql/15/bin";
 
 export interface NodeSettings {
@@ -167,8 +170,8 @@ export function patroniConfig(settings: NodeSettings & { dataDir: string }): str
   const local = (port: number) => `127.0.0.1:${port}`;
   return JSON.stringify(
     {
-      scope: "oncepay",
-      namespace: "/oncepay/",
+      scope: SCOPE,
+      namespace: NAMESPACE,
       name: settings.name,
       restapi: { listen: local(settings.restPort), connect_address: local(settings.restPort) },
       etcd3: { hosts: [local(settings.etcdPort)] },

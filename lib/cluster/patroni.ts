@@ -2,7 +2,15 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { DATABASE, startNode, stopNode, type PatroniNode } from "@/lib/cluster/patroni-node";
+import { readLeaderKey } from "@/lib/cluster/leader-check";
+import {
+  DATABASE,
+  NAMESPACE,
+  SCOPE,
+  startNode,
+  stopNode,
+  type PatroniNode,
+} from "@/lib/cluster/patroni-node";
 import { freePort } from "@/lib/process/free-port";
 import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
 
@@ -43,6 +51,8 @@ export interface ReplicatedPostgres {
   members(): Promise<Member[]>;
   /** The node whose /primary answers 200, once one does. */
   leader(timeoutMs?: number): Promise<PatroniNode>;
+  /** The member the leader key in etcd names, undefined while nobody holds it: who leads, by the DCS. */
+  leaderInDcs(): Promise<string | undefined>;
   /** The synchronous standby, once the leader has named one. */
   syncStandby(timeoutMs?: number): Promise<PatroniNode>;
   /** Settles once every member runs, each standby streams, and (when synchronous) one is the synchronous standby. */
@@ -60,6 +70,8 @@ export interface ReplicatedPostgresOptions {
 }
 
 const BOOTSTRAP_TIMEOUT_MS = 120_000;
+/** Where Patroni keeps the leader key in etcd: <namespace><scope>/leader. */
+const LEADER_KEY = `${NAMESPACE}${SCOPE}/leader`;
 
 export async function startReplicatedPostgres(
   options: ReplicatedPostgresOptions,
@@ -105,7 +117,13 @@ export async function startReplicatedPostgres(
         }),
       );
     }
-    const cluster = replicatedPostgres(nodes, etcd, options.synchronous, stopAll);
+    const cluster = replicatedPostgres(
+      nodes,
+      etcd,
+      `http://127.0.0.1:${etcdPort}`,
+      options.synchronous,
+      stopAll,
+    );
     await cluster.whole(BOOTSTRAP_TIMEOUT_MS);
     await createDatabase(await cluster.leader());
     return cluster;
@@ -118,6 +136,7 @@ export async function startReplicatedPostgres(
 function replicatedPostgres(
   nodes: PatroniNode[],
   etcd: GroupProcess,
+  etcdUrl: string,
   synchronous: boolean,
   stopAll: () => Promise<void>,
 ): ReplicatedPostgres {
@@ -156,6 +175,7 @@ function replicatedPostgres(
         "leader",
         timeoutMs,
       ),
+    leaderInDcs: () => readLeaderKey(etcdUrl, LEADER_KEY),
     syncStandby: (timeoutMs = 60_000) =>
       nodeWhere(
         async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Cluster } from "@/lib/cluster/cluster";
+import { parsePrometheusText } from "@/lib/observability/prometheus-text";
 import { cartBody, createAccount, type ApiAccount } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
 import {
@@ -172,6 +173,28 @@ export async function durableWriteOutcome(
   } finally {
     void client.end().catch(() => undefined);
   }
+}
+
+/**
+ * Every PostgreSQL node the balancer counted up at some moment during the
+ * next `ms`, read from its metrics every 100 ms.
+ */
+export async function nodesCountedUp(cluster: Cluster, ms: number): Promise<Set<string>> {
+  const up = new Set<string>();
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const text = await (await fetch(`${cluster.balancer.statsUrl}/metrics`)).text();
+    for (const { name, labels, value } of parsePrometheusText(text))
+      if (
+        name === "haproxy_server_status" &&
+        labels.proxy === "postgres" &&
+        labels.state === "UP" &&
+        value === 1
+      )
+        up.add(labels.server!);
+    await delay(100);
+  }
+  return up;
 }
 
 /**
