@@ -259,7 +259,8 @@ describeOnServer(
         // Long past what the balancer needs to take an instance out (two
         // failed checks a second apart), had readiness asked the provider.
         await delay(4000);
-        expect(await activeServers(cluster)).toBe(inRotation);
+        // None taken out for it (one still coming back from an earlier test may rejoin).
+        expect(await activeServers(cluster)).toBeGreaterThanOrEqual(inRotation);
         expect((await fetch(`${cluster.url}/api/ready`)).status).toBe(200);
 
         // Round-robin: as many replays as instances in rotation reach every one of them.
@@ -285,7 +286,8 @@ describeOnServer(
         expect(JSON.parse(text)).toMatchObject({
           type: "urn:oncepay:problem:dependency-unavailable",
         });
-        expect(await activeServers(cluster)).toBe(inRotation);
+        // None taken out for it (one still coming back from an earlier test may rejoin).
+        expect(await activeServers(cluster)).toBeGreaterThanOrEqual(inRotation);
       } finally {
         await providerLink.restore();
       }

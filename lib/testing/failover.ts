@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Cluster } from "@/lib/cluster/cluster";
-import { parsePrometheusText } from "@/lib/observability/prometheus-text";
 import { cartBody, createAccount, type ApiAccount } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
 import {
@@ -127,74 +126,6 @@ async function cancelReplicationWaits(primaryUrl: string): Promise<number> {
   } finally {
     await client.end();
   }
-}
-
-/**
- * What a durable write straight to a node (not through the balancer) comes
- * to within `waitMs`: committed (acknowledged, with no warning that its wait
- * for the standby was cancelled), refused (an error: a standby's read-only
- * refusal, or the connection ended as the node is demoted), or no answer
- * (it waits for a standby that never acknowledges). It writes a row in the
- * node's `postgres` database, out of the app's way; a transaction that
- * writes no WAL (only `txid_current()`, say) would not wait for a standby at
- * all, and prove nothing.
- */
-export async function durableWriteOutcome(
-  nodeUrl: string,
-  waitMs: number,
-): Promise<"committed" | "refused" | "no answer"> {
-  const url = new URL(nodeUrl);
-  url.pathname = "/postgres";
-  const client = new pg.Client({
-    connectionString: url.toString(),
-    connectionTimeoutMillis: waitMs,
-  });
-  client.on("error", () => undefined);
-  let cancelledWait = false;
-  client.on("notice", (notice) => {
-    if (/wait for synchronous replication/i.test(notice.message ?? "")) cancelledWait = true;
-  });
-  try {
-    await client.connect();
-    return await Promise.race([
-      client
-        .query(
-          `CREATE TABLE IF NOT EXISTS failover_probe (written_at timestamptz);
-           INSERT INTO failover_probe VALUES (now())`,
-        )
-        .then(
-          () => (cancelledWait ? ("refused" as const) : ("committed" as const)),
-          () => "refused" as const,
-        ),
-      delay(waitMs).then(() => "no answer" as const),
-    ]);
-  } catch {
-    return "refused";
-  } finally {
-    void client.end().catch(() => undefined);
-  }
-}
-
-/**
- * Every PostgreSQL node the balancer counted up at some moment during the
- * next `ms`, read from its metrics every 100 ms.
- */
-export async function nodesCountedUp(cluster: Cluster, ms: number): Promise<Set<string>> {
-  const up = new Set<string>();
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const text = await (await fetch(`${cluster.balancer.statsUrl}/metrics`)).text();
-    for (const { name, labels, value } of parsePrometheusText(text))
-      if (
-        name === "haproxy_server_status" &&
-        labels.proxy === "postgres" &&
-        labels.state === "UP" &&
-        value === 1
-      )
-        up.add(labels.server!);
-    await delay(100);
-  }
-  return up;
 }
 
 /**
