@@ -2,13 +2,16 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
 import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { createFreshPostgresDatabase } from "@/lib/testing/database";
+import { setTimeout as delay } from "node:timers/promises";
 import {
   checkoutsAcrossFailure,
+  durableWriteOutcome,
   exactlyOnceViolations,
   withholdReplicationThenKillPrimary,
   unexpectedAnswers,
   type StallFacts,
 } from "@/lib/testing/failover";
+import { describeMoments, watchFailover } from "@/lib/testing/failover-watch";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
@@ -18,7 +21,8 @@ import { describeOnServer } from "@/lib/testing/postgres-server-only";
  * simulator's ledger lives on another server and does not fail over. The
  * tests kill the primary while checkouts with distinct keys are in flight at
  * every recovery point (outright, and after its standbys stopped getting
- * its WAL), let the clients retry as the contract asks, and then read
+ * its WAL) or freeze it until another node leads and takes commits, let the
+ * clients retry as the contract asks, and then read
  * the records: each key one order, the one its 201s named, one succeeded
  * charge per key, none without an order, and no answer outside the contract
  * on the way. The same stall and kill on asynchronous replication must break
@@ -63,6 +67,37 @@ describeOnServer(
       await primary.start();
       await cluster.replicated!.whole();
       expect(await cluster.replicated!.leader()).not.toBe(primary);
+    }, 240_000);
+
+    it("the primary frozen until another node leads and takes commits, then resumed: it takes no write, the balancer never counts it up again, and the same invariants hold", async () => {
+      const primary = await cluster.replicated!.leader();
+      const watch = watchFailover(cluster);
+      let thawedAt = 0;
+      let directWrite = "";
+      const run = await checkoutsWhile(cluster, ARRIVING_FAST, async () => {
+        await primary.freeze();
+        expect(await cluster.replicated!.leader()).not.toBe(primary);
+        // The new primary acknowledges commits (the third node is its
+        // synchronous standby, so nothing follows the old one any more)
+        // before the old primary wakes up believing it still leads.
+        await cluster.replicated!.syncStandby();
+        await delay(2000);
+        thawedAt = Date.now();
+        await primary.thaw();
+        directWrite = await durableWriteOutcome(primary.url, 5000);
+      });
+      const moments = await watch.stop();
+      const trace = describeMoments(moments, thawedAt);
+
+      const countedUpAfterThaw = moments.filter(
+        (moment) => moment.at >= thawedAt && moment.countedUp.includes(primary.name),
+      );
+      expect(countedUpAfterThaw, trace).toEqual([]);
+      expect(directWrite, trace).not.toBe("committed");
+      expect(unexpectedAnswers(run.runs)).toEqual([]);
+      expect(await exactlyOnceViolations(cluster, simulatorDatabase.url, run)).toEqual([]);
+      // Patroni demotes the old primary by itself, and it follows the new one.
+      await cluster.replicated!.whole();
     }, 240_000);
 
     it("the standbys' acknowledgements withheld, then the primary killed: nothing reaches the provider while they are, and the same invariants hold", async () => {

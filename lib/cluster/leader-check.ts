@@ -73,16 +73,14 @@ async function leads(
 
 /**
  * The leader key's value in etcd (the leading member's name), read through
- * etcd's JSON gateway; undefined while no node holds it.
+ * etcd's v2 API, where Patroni keeps it; undefined while no node holds it.
  */
 export async function readLeaderKey(etcdUrl: string, key: string): Promise<string | undefined> {
-  const response = await fetch(`${etcdUrl}/v3/kv/range`, {
-    method: "POST",
-    body: JSON.stringify({ key: Buffer.from(key).toString("base64") }),
+  const response = await fetch(`${etcdUrl}/v2/keys${key}`, {
     signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
   });
+  if (response.status === 404) return undefined;
   if (!response.ok) throw new Error(`etcd answered ${response.status}`);
-  const { kvs } = (await response.json()) as { kvs?: { value: string }[] };
-  const value = kvs?.[0]?.value;
-  return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
+  const { node } = (await response.json()) as { node?: { value?: string } };
+  return node?.value;
 }

@@ -174,7 +174,12 @@ export function patroniConfig(settings: NodeSettings & { dataDir: string }): str
       namespace: NAMESPACE,
       name: settings.name,
       restapi: { listen: local(settings.restPort), connect_address: local(settings.restPort) },
-      etcd3: { hosts: [local(settings.etcdPort)] },
+      // etcd's v2 API, not v3: Patroni 3.0.2 (Debian's) renews its leader key
+      // on v3 with an unconditional put, so a primary resumed after its key
+      // expired writes it back over the new leader's (seen in the freeze
+      // test; fixed upstream in 3.0.3, patroni/patroni#2689). On v2 the
+      // renewal compares the key's value with its own name first.
+      etcd: { hosts: [local(settings.etcdPort)] },
       bootstrap: {
         dcs: {
           // loop_wait + 2 × retry_timeout ≤ ttl, as Patroni requires.

@@ -239,6 +239,8 @@ function etcdArgs(dataDir: string, clientPort: number, peerPort: number): string
     `--initial-advertise-peer-urls=${peer}`,
     `--initial-cluster=e1=${peer}`,
     "--initial-cluster-state=new",
+    // Patroni keeps its keys in the v2 store (patroni-node.ts says why).
+    "--enable-v2=true",
   ];
 }
 

@@ -129,6 +129,52 @@ async function cancelReplicationWaits(primaryUrl: string): Promise<number> {
 }
 
 /**
+ * What a durable write straight to a node (not through the balancer) comes
+ * to within `waitMs`: committed (acknowledged, with no warning that its wait
+ * for the standby was cancelled), refused (an error: a standby's read-only
+ * refusal, or the connection ended as the node is demoted), or no answer
+ * (it waits for a standby that never acknowledges). It writes a row in the
+ * node's `postgres` database, out of the app's way; a transaction that
+ * writes no WAL (only `txid_current()`, say) would not wait for a standby at
+ * all, and prove nothing.
+ */
+export async function durableWriteOutcome(
+  nodeUrl: string,
+  waitMs: number,
+): Promise<"committed" | "refused" | "no answer"> {
+  const url = new URL(nodeUrl);
+  url.pathname = "/postgres";
+  const client = new pg.Client({
+    connectionString: url.toString(),
+    connectionTimeoutMillis: waitMs,
+  });
+  client.on("error", () => undefined);
+  let cancelledWait = false;
+  client.on("notice", (notice) => {
+    if (/wait for synchronous replication/i.test(notice.message ?? "")) cancelledWait = true;
+  });
+  try {
+    await client.connect();
+    return await Promise.race([
+      client
+        .query(
+          `CREATE TABLE IF NOT EXISTS failover_probe (written_at timestamptz);
+           INSERT INTO failover_probe VALUES (now())`,
+        )
+        .then(
+          () => (cancelledWait ? ("refused" as const) : ("committed" as const)),
+          () => "refused" as const,
+        ),
+      delay(waitMs).then(() => "no answer" as const),
+    ]);
+  } catch {
+    return "refused";
+  } finally {
+    void client.end().catch(() => undefined);
+  }
+}
+
+/**
  * Every answer a client got is one the contract lets it act on: a 201 (new
  * or replayed), or a 409 or 503 in problem+json with Retry-After. Never a
  * 500, never a hang past the client's timeout. Returns what broke the rule.
