@@ -72,7 +72,7 @@ const rows = [
 if (cluster.replicated) {
   const members = await cluster.replicated.members();
   rows.push([
-    "PostgreSQL primary (HAProxy, GET /primary on each Patroni)",
+    "PostgreSQL primary (HAProxy, the node etcd names leader)",
     withoutPassword(cluster.databaseUrl),
     cluster.balancer.process.pid,
   ]);

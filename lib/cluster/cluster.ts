@@ -26,7 +26,7 @@ import { waitUntil } from "@/lib/process/process-group";
  * With `replicated`, the app's PostgreSQL is three nodes under Patroni, and
  * PgBouncer reaches whichever leads through HAProxy (lib/cluster/patroni.ts):
  *
- *   app instance × N ─▶ PgBouncer ─▶ HAProxy (GET /primary on each Patroni) ─▶ the primary
+ *   app instance × N ─▶ PgBouncer ─▶ HAProxy (the node etcd names leader) ─▶ the primary
  *
  * PgBouncer sits before the balancer rather than on each node: the
  * instances' connections to it live through a failover, and only its server
