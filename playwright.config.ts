@@ -2,7 +2,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
-import { E2E_DATABASE_URL_FILE } from "./lib/testing/e2e/paths";
+import {
+  E2E_DATABASE_URL_FILE,
+  E2E_SIMULATOR_ADMIN_KEY_FILE,
+  e2eSimulatorPort,
+} from "./lib/testing/e2e/paths";
 
 const port = Number(process.env.E2E_PORT ?? 3300);
 const baseURL = `http://127.0.0.1:${port}`;
@@ -56,6 +60,8 @@ export default defineConfig({
       LOG_LEVEL: "warn",
       NEXT_TELEMETRY_DISABLED: "1",
       DATABASE_URL_FILE: E2E_DATABASE_URL_FILE,
+      SIMULATOR_PORT: String(e2eSimulatorPort(port)),
+      SIMULATOR_ADMIN_KEY_FILE: E2E_SIMULATOR_ADMIN_KEY_FILE,
       // Used only when DATABASE_URL is unset: a fresh embedded database per run.
       EMBEDDED_DATA_DIR:
         process.env.EMBEDDED_DATA_DIR ??

@@ -239,6 +239,9 @@ const clusterEnvSchema = z.object({
   CLUSTER_SIZE: z.coerce.number().int().min(1).max(16).default(3),
   // Where the balancer listens, the one address clients use.
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  // The same over HTTPS and HTTP/2 (a certificate made at start), where a
+  // browser has a whole lab storm in flight at once.
+  TLS_PORT: z.coerce.number().int().min(0).max(65535).default(3443),
   // PgBouncer's server connections: all PostgreSQL sees of the cluster. A
   // few per core keeps PostgreSQL busy without making it juggle.
   CLUSTER_POOLER_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),

@@ -36,6 +36,7 @@ const cluster = await startCluster({
   databaseUrl: env.DATABASE_URL,
   ...(replicated && { replicated: { synchronous: true } }),
   port: env.PORT,
+  tlsPort: env.TLS_PORT,
   poolerPoolSize: env.CLUSTER_POOLER_POOL_SIZE,
   instancePoolMax: env.DATABASE_POOL_MAX,
   // As npm start does: given, or made once and kept where tools read it.
@@ -48,6 +49,7 @@ const cluster = await startCluster({
 const withoutPassword = (url: string) => url.replace(/\/\/[^@]*@/, "//");
 const rows = [
   ["shop (HAProxy, round-robin)", cluster.url, cluster.balancer.process.pid],
+  ["shop over HTTPS and HTTP/2", cluster.tlsUrl, cluster.balancer.process.pid],
   [
     "HAProxy statistics",
     `${cluster.balancer.statsUrl}/  (Prometheus: ${cluster.balancer.statsUrl}/metrics)`,
@@ -89,6 +91,11 @@ console.log("\n[oncepay] cluster ready:");
 const whatWidth = Math.max(...rows.map(([what]) => String(what).length));
 for (const [what, where, pid] of rows)
   console.log(`  ${String(what).padEnd(whatWidth)} ${String(where).padEnd(70)} pid ${pid}`);
+console.log(`
+[oncepay] ${cluster.tlsUrl} uses a certificate made at this start: ${cluster.certificate.certFile}
+  curl:     curl --cacert ${cluster.certificate.certFile} ${cluster.tlsUrl}/api/health
+  Chromium: chromium --ignore-certificate-errors-spki-list=${cluster.certificate.spkiSha256} ${cluster.tlsUrl}/lab
+  or import the file into the browser's trusted certificates (it is made anew at every start).`);
 console.log("\n[oncepay] Ctrl-C stops everything this started.\n");
 
 let stopping = false;

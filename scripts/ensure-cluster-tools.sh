@@ -2,7 +2,8 @@
 # The cluster (npm run cluster, its tests and benchmark) runs HAProxy in front
 # of the app instances and PgBouncer in front of PostgreSQL; its replicated
 # shape (CLUSTER_DATABASE=patroni, and the failover tests) runs PostgreSQL
-# nodes under Patroni with one etcd member. All are Debian packages; the
+# nodes under Patroni with one etcd member; HAProxy's HTTPS uses a
+# certificate openssl makes at start. All are Debian packages; the
 # cluster starts its own processes, so only the binaries are needed. Install
 # them when missing and we are allowed to; otherwise say how.
 set -euo pipefail
@@ -11,8 +12,11 @@ command -v haproxy >/dev/null || missing+=(haproxy)
 command -v pgbouncer >/dev/null || missing+=(pgbouncer)
 command -v patroni >/dev/null || missing+=(patroni)
 command -v etcd >/dev/null || missing+=(etcd-server)
-# Patroni's etcd3 support imports the etcd v2 client module.
-python3 -c "import etcd" 2>/dev/null || missing+=(python3-etcd)
+command -v openssl >/dev/null || missing+=(openssl)
+# Patroni keeps its keys in etcd's v2 store (lib/cluster/patroni-node.ts
+# says why), through this client module. Asked of Debian's Python, the one
+# Patroni runs on: another python3 on the PATH would not see the package.
+/usr/bin/python3 -c "import etcd" 2>/dev/null || missing+=(python3-etcd)
 [ "${#missing[@]}" -eq 0 ] && exit 0
 
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then

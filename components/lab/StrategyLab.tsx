@@ -1,6 +1,7 @@
 "use client";
 
 import { explainStorm } from "@/lib/lab/explain";
+import { protocolName } from "@/lib/client/lab-storm";
 import {
   isLabOnly,
   LAB_STRATEGIES,
@@ -88,8 +89,9 @@ export function StrategyLab({
         <p className="max-w-xl text-xs leading-relaxed text-mocha">
           All requests are started together with <code className="font-mono">fetch</code>. Over
           HTTP/1.1 the browser opens at most 6 connections to one server, so the rest of a storm
-          waits in the browser&apos;s queue; &ldquo;on the wire at once&rdquo; is what this browser
-          measured.
+          waits in the browser&apos;s queue; over HTTP/2 (the HTTPS address of{" "}
+          <code className="font-mono">npm run cluster</code>) all of it is in flight at once.
+          &ldquo;On the wire at once&rdquo; is what this browser measured.
         </p>
       </div>
 
@@ -236,6 +238,9 @@ function StormNumbers({ run }: { run: LabRun }) {
               {observation.peakInFlight}
             </span>{" "}
             on the wire at once
+            {observation.protocol && (
+              <span data-testid="lab-protocol"> over {protocolName(observation.protocol)}</span>
+            )}
           </>
         )}
       </p>

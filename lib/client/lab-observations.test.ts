@@ -16,6 +16,7 @@ const observation = (stormId: string): StormObservation => ({
     { label: "201", count: 1 },
   ],
   peakInFlight: 6,
+  protocol: "http/1.1",
   durationMs: 120,
 });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { countStatuses, fireStorm, peakOverlap, type StormTiming } from "@/lib/client/lab-storm";
+import {
+  countStatuses,
+  fireStorm,
+  peakOverlap,
+  type StormTiming,
+  type TimedRequest,
+} from "@/lib/client/lab-storm";
 import type { StormRequest } from "@/lib/lab/storms";
 
 const request: StormRequest = {
@@ -13,9 +19,7 @@ const request: StormRequest = {
   },
 };
 
-function fakeTiming(
-  entries: { requestStart: number; responseEnd: number }[],
-): StormTiming & { reserved: number } {
+function fakeTiming(entries: TimedRequest[]): StormTiming & { reserved: number } {
   let clock = 0;
   return {
     reserved: 0,
@@ -71,9 +75,9 @@ describe("fireStorm", () => {
       return new Promise<Response>((resolve) => answers.push(resolve));
     };
     const timing = fakeTiming([
-      { requestStart: 100, responseEnd: 200 },
-      { requestStart: 110, responseEnd: 190 },
-      { requestStart: 150, responseEnd: 300 },
+      { requestStart: 100, responseEnd: 200, protocol: "h2" },
+      { requestStart: 110, responseEnd: 190, protocol: "h2" },
+      { requestStart: 150, responseEnd: 300, protocol: "http/1.1" },
     ]);
     const storm = fireStorm(fetch, timing, "storm-1", request, 3);
     // All three are on their way before the first answer.
@@ -93,7 +97,12 @@ describe("fireStorm", () => {
     answers[2]!(new Response("{}", { status: 201, headers: { "Idempotent-Replayed": "true" } }));
 
     const observation = await storm;
-    expect(observation).toMatchObject({ stormId: "storm-1", sent: 3, peakInFlight: 3 });
+    expect(observation).toMatchObject({
+      stormId: "storm-1",
+      sent: 3,
+      peakInFlight: 3,
+      protocol: "h2",
+    });
     expect(observation.statuses).toEqual([
       { label: "201", count: 1 },
       { label: "201 replayed", count: 1 },
@@ -106,5 +115,6 @@ describe("fireStorm", () => {
     const observation = await fireStorm(fetch, fakeTiming([]), "storm-2", request, 2);
     expect(observation.statuses).toEqual([{ label: "network error", count: 2 }]);
     expect(observation.peakInFlight).toBeNull();
+    expect(observation.protocol).toBeNull();
   });
 });

@@ -26,6 +26,11 @@ export interface StormObservation {
    * one server, so the rest of a storm waits in the browser's queue.
    */
   peakInFlight: number | null;
+  /**
+   * What the storm went over, as Resource Timing names it ("h2",
+   * "http/1.1"), the most common among its requests; null without timings.
+   */
+  protocol: string | null;
   durationMs: number;
 }
 
@@ -39,9 +44,16 @@ export interface StormTiming {
   /** performance.now() */
   now(): number;
   /** The Resource Timing entries of requests to `url` that started at or after `since`. */
-  entriesFor(url: string, since: number): { requestStart: number; responseEnd: number }[];
+  entriesFor(url: string, since: number): TimedRequest[];
   /** Makes room for `count` more entries (the buffer holds 250 by default). */
   reserve(count: number): void;
+}
+
+export interface TimedRequest {
+  requestStart: number;
+  responseEnd: number;
+  /** nextHopProtocol: "h2", "http/1.1", or "" where the browser does not say. */
+  protocol: string;
 }
 
 export class StormError extends Error {}
@@ -112,11 +124,18 @@ export async function fireStorm(
   const labels = await Promise.all(sends);
   const durationMs = Math.round(timing.now() - startedAt);
   const answered = labels.filter((label) => label !== "network error").length;
+  const timed = await timedRequests(timing, request.path, startedAt, answered);
   return {
     stormId,
     sent: size,
     statuses: countStatuses(labels),
-    peakInFlight: await peakFromTimings(timing, request.path, startedAt, answered),
+    peakInFlight:
+      timed.length === 0
+        ? null
+        : peakOverlap(
+            timed.map((entry) => ({ start: entry.requestStart, end: entry.responseEnd })),
+          ),
+    protocol: mostCommon(timed.map((entry) => entry.protocol).filter(Boolean)),
     durationMs,
   };
 }
@@ -165,23 +184,34 @@ export function peakOverlap(intervals: readonly { start: number; end: number }[]
 // briefly for all of them rather than count too few.
 const TIMING_WAIT_MS = 1000;
 
-async function peakFromTimings(
+/** The storm's requests with complete timings, once the browser has them all (or a second has passed). */
+async function timedRequests(
   timing: StormTiming,
   path: string,
   since: number,
   answered: number,
-): Promise<number | null> {
+): Promise<TimedRequest[]> {
   const deadline = timing.now() + TIMING_WAIT_MS;
   let entries = timing.entriesFor(path, since);
   while (entries.length < answered && timing.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     entries = timing.entriesFor(path, since);
   }
-  const timed = entries.filter(
+  return entries.filter(
     (entry) => entry.requestStart > 0 && entry.responseEnd >= entry.requestStart,
   );
-  if (timed.length === 0) return null;
-  return peakOverlap(timed.map((entry) => ({ start: entry.requestStart, end: entry.responseEnd })));
+}
+
+/** "h2" → "HTTP/2", as people say it; an unknown token as it came. */
+export function protocolName(protocol: string): string {
+  const names: Record<string, string> = { h2: "HTTP/2", h3: "HTTP/3", "http/1.1": "HTTP/1.1" };
+  return names[protocol] ?? protocol;
+}
+
+function mostCommon(values: readonly string[]): string | null {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
 }
 
 /** The browser's own clock and Resource Timing. */
@@ -192,7 +222,11 @@ export function browserStormTiming(): StormTiming {
       const url = new URL(path, window.location.href).href;
       return (performance.getEntriesByName(url, "resource") as PerformanceResourceTiming[])
         .filter((entry) => entry.startTime >= since)
-        .map((entry) => ({ requestStart: entry.requestStart, responseEnd: entry.responseEnd }));
+        .map((entry) => ({
+          requestStart: entry.requestStart,
+          responseEnd: entry.responseEnd,
+          protocol: entry.nextHopProtocol,
+        }));
     },
     reserve(count) {
       performance.clearResourceTimings();

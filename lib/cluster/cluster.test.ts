@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import http2 from "node:http2";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -336,6 +338,24 @@ describeOnServer(
       expect(text).toContain("process_cpu_seconds_total");
     });
 
+    it("serves the shop over HTTPS and HTTP/2 with the certificate made at start, and tells the app the scheme, whatever a client claims", async () => {
+      const ca = await readFile(cluster.certificate.certFile, "utf8");
+      const session = http2.connect(cluster.tlsUrl, { ca });
+      try {
+        const health = await http2Get(session, "/api/health");
+        expect(session.alpnProtocol).toBe("h2");
+        expect(health).toMatchObject({ status: 200, body: JSON.stringify({ status: "ok" }) });
+        // Over HTTPS the session cookie is Secure.
+        const page = await http2Get(session, "/");
+        expect(String(page.headers["set-cookie"])).toMatch(/;\s*Secure/i);
+      } finally {
+        session.close();
+      }
+      // Over plain HTTP a client's own X-Forwarded-Proto is replaced, not believed.
+      const page = await fetch(`${cluster.url}/`, { headers: { "X-Forwarded-Proto": "https" } });
+      expect(page.headers.get("set-cookie")).not.toMatch(/;\s*Secure/i);
+    });
+
     it("compresses pages at the balancer, while an instance sends them as they are", async () => {
       const acceptsGzip = { headers: { "Accept-Encoding": "gzip" } };
       const throughBalancer = await fetch(`${cluster.url}/`, acceptsGzip);
@@ -347,6 +367,22 @@ describeOnServer(
     });
   },
 );
+
+function http2Get(
+  session: http2.ClientHttp2Session,
+  path: string,
+): Promise<{ status: number; headers: http2.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ":path": path });
+    let headers: http2.IncomingHttpHeaders = {};
+    let body = "";
+    stream.on("response", (received) => (headers = received));
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => (body += chunk));
+    stream.on("end", () => resolve({ status: Number(headers[":status"]), headers, body }));
+    stream.on("error", reject);
+  });
+}
 
 /** The instances the balancer has in rotation, by its own Prometheus exporter. */
 async function activeServers(running: Cluster): Promise<number> {

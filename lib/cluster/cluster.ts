@@ -6,6 +6,7 @@ import { startLeaderCheck } from "@/lib/cluster/leader-check";
 import { startHaproxy, type Balancer } from "@/lib/cluster/haproxy";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "@/lib/cluster/patroni";
 import { startPgBouncer, type PgBouncer } from "@/lib/cluster/pgbouncer";
+import { makeLocalCertificate, type TlsCertificate } from "@/lib/cluster/tls-certificate";
 import { migrate } from "@/lib/db/migrate";
 import {
   LOCAL_SIMULATOR_SECRET_KEY,
@@ -40,6 +41,9 @@ import { waitUntil } from "@/lib/process/process-group";
 export interface Cluster {
   /** The balancer: where clients go. */
   readonly url: string;
+  /** The same, over HTTPS and HTTP/2, with a certificate made at start. */
+  readonly tlsUrl: string;
+  readonly certificate: TlsCertificate;
   readonly balancer: Balancer;
   readonly pooler: PgBouncer;
   readonly instances: readonly AppInstance[];
@@ -65,6 +69,8 @@ export interface ClusterOptions {
   replicated?: { synchronous: boolean };
   /** The balancer's port; 0 picks a free one. */
   port: number;
+  /** The balancer's HTTPS port; unset or 0 picks a free one. */
+  tlsPort?: number;
   /** PgBouncer's server connections: what PostgreSQL sees of the whole cluster. */
   poolerPoolSize: number;
   /** Each instance's own pool (its connections to PgBouncer). */
@@ -120,8 +126,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     if (leaderCheck) started.push(leaderCheck);
 
     // First: in the replicated shape it is also the way to the database.
+    const certificate = await makeLocalCertificate(workDir);
     const balancer = await startHaproxy({
       port: options.port || (await freePort()),
+      tls: { port: options.tlsPort || (await freePort()), pemFile: certificate.pemFile },
       statsPort: await freePort(),
       instances: names.map((name, index) => ({ name, port: ports[index]! })),
       ...(replicated && {
@@ -189,6 +197,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
     return {
       url: balancer.url,
+      tlsUrl: balancer.tlsUrl!,
+      certificate,
       balancer,
       pooler,
       instances,

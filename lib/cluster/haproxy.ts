@@ -21,6 +21,8 @@ import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
  */
 export interface Balancer {
   readonly url: string;
+  /** The same shop over HTTPS and HTTP/2, when started with `tls`. */
+  readonly tlsUrl?: string;
   /** The current primary's PostgreSQL port, when it balances a Patroni cluster (the address, without user or database). */
   readonly postgresAddress?: string;
   /** HAProxy's statistics page; its Prometheus exporter is at /metrics. */
@@ -33,6 +35,8 @@ export interface BalancerOptions {
   port: number;
   statsPort: number;
   instances: readonly { name: string; port: number }[];
+  /** Also serve the shop over TLS on this port, offering HTTP/2 (ALPN h2, then http/1.1). */
+  tls?: { port: number; pemFile: string };
   /** A Patroni cluster's nodes: the balancer then also forwards PostgreSQL connections to whichever leads. */
   postgres?: PostgresRoute;
   workDir: string;
@@ -105,6 +109,7 @@ export async function startHaproxy(options: BalancerOptions): Promise<Balancer> 
   });
   return {
     url,
+    ...(options.tls && { tlsUrl: `https://127.0.0.1:${options.tls.port}` }),
     statsUrl,
     ...(options.postgres && { postgresAddress: `127.0.0.1:${options.postgres.port}` }),
     process: started,
@@ -117,8 +122,9 @@ export function haproxyConfig(
     port,
     statsPort,
     instances,
+    tls,
     postgres,
-  }: Pick<BalancerOptions, "port" | "statsPort" | "instances" | "postgres">,
+  }: Pick<BalancerOptions, "port" | "statsPort" | "instances" | "tls" | "postgres">,
   errorFiles: Record<string, string>,
 ): string {
   return `
@@ -147,6 +153,10 @@ ${Object.entries(errorFiles)
 
 frontend shop
   bind 127.0.0.1:${port}
+${tls ? tlsBind(tls) : ""}  # The scheme the shopper used, never the one a client claims: the app marks
+  # its session cookie Secure over HTTPS.
+  http-request set-header X-Forwarded-Proto https if { ssl_fc }
+  http-request set-header X-Forwarded-Proto http if !{ ssl_fc }
   # One id per request, whatever the client sent: the app logs it with every
   # line of the attempt, and so does this line.
   unique-id-format %[uuid()]
@@ -179,6 +189,11 @@ frontend stats
   stats uri /
   stats refresh 2s
 `.trimStart();
+}
+
+// A browser speaks HTTP/2 only over TLS; the instances behind still get HTTP/1.1.
+function tlsBind(tls: { port: number; pemFile: string }): string {
+  return `  bind 127.0.0.1:${tls.port} ssl crt ${tls.pemFile} alpn h2,http/1.1\n`;
 }
 
 /**
