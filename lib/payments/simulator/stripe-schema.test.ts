@@ -317,20 +317,28 @@ describe("GET /v1/payment_intents/:id answers as Stripe's schema says", () => {
     expectPaymentIntentFields(answer.body);
   });
 
-  it("retrieve with expand[]=latest_charge: the charge object in place of its id", async () => {
+  it("retrieve with expand[]: the charge and the payment method in place of their ids", async () => {
     const { stripe, answers } = await recordingStripe();
     const created = await stripe.paymentIntents.create(charge("pm_card_visa"));
-    await stripe.paymentIntents.retrieve(created.id, { expand: ["latest_charge"] });
+    await stripe.paymentIntents.retrieve(created.id, {
+      expand: ["latest_charge", "payment_method", "customer"],
+    });
     const answer = lastOf(answers);
-    const latestCharge = (answer.body as { latest_charge: unknown }).latest_charge;
+    const { latest_charge: latestCharge, payment_method: paymentMethod } = answer.body as {
+      latest_charge: unknown;
+      payment_method: unknown;
+    };
     expect(latestCharge).toMatchObject({
       object: "charge",
       id: created.latest_charge,
       payment_intent: created.id,
       status: "succeeded",
     });
+    expect(paymentMethod).toMatchObject({ object: "payment_method", id: "pm_card_visa" });
+    expect(answer.body).toMatchObject({ customer: null });
     expectStripeSchema(answer);
     expectChargeFields(latestCharge);
+    expectPaymentMethodFields(paymentMethod);
   });
 
   it("retrieve one that does not exist: 404 resource_missing, param intent", async () => {
@@ -355,15 +363,19 @@ describe("GET /v1/payment_intents/:id answers as Stripe's schema says", () => {
     expectStripeSchema(answer);
   });
 
-  it("retrieve expanding a field it cannot expand: 400 naming it", async () => {
+  it("retrieve expanding what it does not implement: 400 parameter_unknown, param expand", async () => {
     const { stripe, answers } = await recordingStripe();
     const created = await stripe.paymentIntents.create(charge("pm_card_visa"));
     await expect(
-      stripe.paymentIntents.retrieve(created.id, { expand: ["customer"] }),
+      stripe.paymentIntents.retrieve(created.id, { expand: ["latest_charge.balance_transaction"] }),
     ).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
     const answer = lastOf(answers);
     expect(answer.status).toBe(400);
-    expect(errorOf(answer)).toMatchObject({ type: "invalid_request_error", param: "expand" });
+    expect(errorOf(answer)).toMatchObject({
+      type: "invalid_request_error",
+      code: "parameter_unknown",
+      param: "expand",
+    });
     expectStripeSchema(answer);
   });
 });
