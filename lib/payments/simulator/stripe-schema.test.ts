@@ -260,25 +260,25 @@ describe("POST /v1/payment_intents answers as Stripe's schema says", () => {
     const secretKey = await newSecretKey(simulator);
     const idempotencyKey = randomUUID();
     const body = "amount=1900&currency=usd&payment_method=pm_card_visa&confirm=true";
+    // Each request waits this long holding the key, so the two overlap
+    // whichever claims it first.
     await setFaults(simulator, { latencyMs: 1500 });
-    const first = rawAnswer("POST", "/v1/payment_intents", {
-      secretKey,
-      body,
-      headers: { "Idempotency-Key": idempotencyKey },
-    });
+    const send = () =>
+      rawAnswer("POST", "/v1/payment_intents", {
+        secretKey,
+        body,
+        headers: { "Idempotency-Key": idempotencyKey },
+      });
+    const first = send();
     await delay(300);
-    const second = await rawAnswer("POST", "/v1/payment_intents", {
-      secretKey,
-      body,
-      headers: { "Idempotency-Key": idempotencyKey },
-    });
-    expect((await first).status).toBe(200);
-    expect(second.status).toBe(409);
-    expect(errorOf(second)).toMatchObject({
+    const answers = [await send(), await first];
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const inUse = answers.find((answer) => answer.status === 409)!;
+    expect(errorOf(inUse)).toMatchObject({
       type: "idempotency_error",
       code: "idempotency_key_in_use",
     });
-    expectStripeSchema(second);
+    expectStripeSchema(inUse);
   });
 
   it("a parameter it does not know: 400 parameter_unknown naming it", async () => {
@@ -486,6 +486,16 @@ describe("refusals before any endpoint answer as Stripe's schema says", () => {
       body: JSON.parse(raw.body),
     };
     expect(answer.status).toBe(421);
+    expectStripeSchema(answer);
+  });
+
+  it("a body over the size limit: 413 invalid_request_error", async () => {
+    const answer = await rawAnswer("POST", "/v1/payment_intents", {
+      secretKey: await newSecretKey(simulator),
+      body: `amount=1900&currency=usd&description=${"x".repeat(70_000)}`,
+    });
+    expect(answer.status).toBe(413);
+    expect(errorOf(answer).type).toBe("invalid_request_error");
     expectStripeSchema(answer);
   });
 
