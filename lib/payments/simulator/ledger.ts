@@ -15,11 +15,12 @@ import type {
 } from "@/lib/payments/simulator/params";
 
 /**
- * The ledger: payment intents and the charges made for them, and the Stripe
- * objects the API shows for them. A confirmed payment intent and its charge
- * are written together, inside the caller's transaction (which also stores the
- * response under the Idempotency-Key), so the ledger never holds a charge
- * whose answer was not recorded, nor an answer without its charge.
+ * The ledger: payment intents and the charges made for them (objects.ts
+ * draws the Stripe objects the API shows for them). A confirmed payment
+ * intent and its charge are written together, inside the caller's
+ * transaction (which also stores the response under the Idempotency-Key), so
+ * the ledger never holds a charge whose answer was not recorded, nor an
+ * answer without its charge.
  */
 export interface PaymentIntentRow {
   id: string;
