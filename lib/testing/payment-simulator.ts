@@ -98,7 +98,12 @@ export async function newSecretKey(simulator: SimulatorAdmin): Promise<string> {
 export function stripeFor(
   simulator: PaymentSimulator,
   secretKey: string,
-  config: { maxNetworkRetries?: number; timeout?: number } = {},
+  config: {
+    maxNetworkRetries?: number;
+    timeout?: number;
+    /** Sends the SDK's requests through this fetch, e.g. one that keeps the raw answers. */
+    fetch?: typeof fetch;
+  } = {},
 ): Stripe {
   return new Stripe(secretKey, {
     host: "127.0.0.1",
@@ -106,6 +111,7 @@ export function stripeFor(
     protocol: "http",
     maxNetworkRetries: config.maxNetworkRetries ?? 2,
     ...(config.timeout !== undefined && { timeout: config.timeout }),
+    ...(config.fetch && { httpClient: Stripe.createFetchHttpClient(config.fetch) }),
   });
 }
 

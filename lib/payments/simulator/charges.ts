@@ -1,6 +1,7 @@
 import type pg from "pg";
-import { jsonResponse, type ApiResponse } from "@/lib/payments/simulator/errors";
-import { chargeObject, type ChargeRow } from "@/lib/payments/simulator/ledger";
+import { jsonResponse, resourceMissing, type ApiResponse } from "@/lib/payments/simulator/errors";
+import { findCharge, type ChargeRow } from "@/lib/payments/simulator/ledger";
+import { chargeObject } from "@/lib/payments/simulator/objects";
 import { parseLimit, readQuery } from "@/lib/payments/simulator/query-params";
 
 /**
@@ -35,6 +36,23 @@ export async function listCharges(
     object: "list",
     url: "/v1/charges",
     has_more: rows.length > limit.limit,
-    data: rows.slice(0, limit.limit).map(chargeObject),
+    data: rows.slice(0, limit.limit).map((row) => chargeObject(row)),
   });
+}
+
+/**
+ * GET /v1/charges/:id, within the caller's account only: another account's
+ * charge is 404 `resource_missing` (param `charge`), as an unknown id is.
+ * It takes no parameters; `expand[]` is not implemented here.
+ */
+export async function retrieveCharge(
+  pool: pg.Pool,
+  account: string,
+  id: string,
+  search: string,
+): Promise<ApiResponse> {
+  const read = readQuery(search, new Set());
+  if (!read.ok) return read.response;
+  const row = await findCharge(pool, account, id);
+  return row ? jsonResponse(200, chargeObject(row)) : resourceMissing("charge", id, "charge");
 }

@@ -90,8 +90,8 @@ export function invalidRequest(
  * (a list asked with `starting_after` would otherwise return its first page
  * forever).
  */
-export function unknownParameter(param: string): ApiResponse {
-  return invalidRequest(`Received unknown parameter: ${param}`, {
+export function unknownParameter(param: string, detail?: string): ApiResponse {
+  return invalidRequest(`Received unknown parameter: ${param}${detail ? ` (${detail})` : ""}`, {
     param,
     code: "parameter_unknown",
   });
@@ -153,17 +153,23 @@ export function misdirectedRequest(host: string | undefined): ApiResponse {
   );
 }
 
-export function resourceMissing(kind: string, id: string, param?: string): ApiResponse {
-  return invalidRequest(
-    `No such ${kind}: '${id}'`,
-    { code: "resource_missing", ...(param && { param }) },
-    param ? 400 : 404,
-  );
+/**
+ * No object with that id, naming the parameter that carried it, as Stripe
+ * does: the path parameter of a retrieve (`intent`, `charge`: the names in
+ * Stripe's spec), answered 404; a body parameter (`payment_method`), 400.
+ */
+export function resourceMissing(
+  kind: string,
+  id: string,
+  param: string,
+  status: 400 | 404 = 404,
+): ApiResponse {
+  return invalidRequest(`No such ${kind}: '${id}'`, { code: "resource_missing", param }, status);
 }
 
 export function unrecognizedUrl(method: string, path: string): ApiResponse {
   return invalidRequest(
-    `Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id, GET /v1/payment_intents/search and GET /v1/charges.`,
+    `Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id, GET /v1/payment_intents/search, GET /v1/charges and GET /v1/charges/:id.`,
     {},
     404,
   );

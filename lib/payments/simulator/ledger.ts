@@ -8,14 +8,19 @@ import {
   type StripeError,
 } from "@/lib/payments/simulator/errors";
 import { clientSecretFor, newId } from "@/lib/payments/simulator/ids";
-import type { CreatePaymentIntentParams } from "@/lib/payments/simulator/params";
+import { chargeObject, paymentIntentObject } from "@/lib/payments/simulator/objects";
+import type {
+  AutomaticPaymentMethods,
+  CreatePaymentIntentParams,
+} from "@/lib/payments/simulator/params";
 
 /**
- * The ledger: payment intents and the charges made for them, and the Stripe
- * objects the API shows for them. A confirmed payment intent and its charge
- * are written together, inside the caller's transaction (which also stores the
- * response under the Idempotency-Key), so the ledger never holds a charge
- * whose answer was not recorded, nor an answer without its charge.
+ * The ledger: payment intents and the charges made for them (objects.ts
+ * draws the Stripe objects the API shows for them). A confirmed payment
+ * intent and its charge are written together, inside the caller's
+ * transaction (which also stores the response under the Idempotency-Key), so
+ * the ledger never holds a charge whose answer was not recorded, nor an
+ * answer without its charge.
  */
 export interface PaymentIntentRow {
   id: string;
@@ -30,6 +35,7 @@ export interface PaymentIntentRow {
   client_secret: string;
   description: string | null;
   metadata: Record<string, string>;
+  automatic_payment_methods: AutomaticPaymentMethods | null;
   idempotency_key: string | null;
   created: string;
 }
@@ -46,68 +52,6 @@ export interface ChargeRow {
   decline_code: string | null;
   failure_message: string | null;
   created: string;
-}
-
-/** A PaymentIntent as Stripe shows it (the subset OncePay and the SDK's types care about). */
-export function paymentIntentObject(row: PaymentIntentRow) {
-  const amount = Number(row.amount);
-  return {
-    id: row.id,
-    object: "payment_intent",
-    amount,
-    amount_capturable: 0,
-    amount_received: row.status === "succeeded" ? amount : 0,
-    capture_method: "automatic",
-    client_secret: row.client_secret,
-    confirmation_method: "automatic",
-    created: Number(row.created),
-    currency: row.currency,
-    description: row.description,
-    last_payment_error: row.last_payment_error,
-    latest_charge: row.latest_charge,
-    livemode: false,
-    metadata: row.metadata,
-    payment_method: row.payment_method,
-    payment_method_types: row.payment_method_types,
-    status: row.status,
-  };
-}
-
-export function chargeObject(row: ChargeRow) {
-  const amount = Number(row.amount);
-  const succeeded = row.status === "succeeded";
-  return {
-    id: row.id,
-    object: "charge",
-    amount,
-    amount_captured: succeeded ? amount : 0,
-    captured: succeeded,
-    created: Number(row.created),
-    currency: row.currency,
-    failure_code: row.failure_code,
-    failure_message: row.failure_message,
-    livemode: false,
-    outcome: {
-      network_status: succeeded ? "approved_by_network" : "declined_by_network",
-      reason: row.decline_code ?? row.failure_code,
-      type: succeeded ? "authorized" : "issuer_declined",
-    },
-    paid: succeeded,
-    payment_intent: row.payment_intent,
-    payment_method: row.payment_method,
-    status: row.status,
-  };
-}
-
-function paymentMethodObject(paymentMethod: string) {
-  const card = testCard(paymentMethod);
-  return {
-    id: paymentMethod,
-    object: "payment_method",
-    type: "card",
-    card: card && { brand: card.brand, funding: card.funding, last4: card.last4 },
-    livemode: false,
-  };
 }
 
 /**
@@ -166,7 +110,8 @@ export async function createPaymentIntent(
     doc_url: docUrl(outcome.code),
     message: outcome.message,
     charge: chargeId,
-    payment_method: paymentMethodObject(paymentMethod),
+    // Its id only: the whole object is drawn when shown (objects.ts).
+    payment_method: { id: paymentMethod, object: "payment_method" },
   };
   // Like Stripe, the failed payment method is detached from the intent, which
   // waits for another one; the failure is kept as `last_payment_error`.
@@ -185,7 +130,9 @@ export async function createPaymentIntent(
     paymentMethod,
     outcome,
   });
-  return errorResponse(402, { ...error, payment_intent: paymentIntentObject(intent) });
+  // The error is the intent's last_payment_error, carrying the intent, as at Stripe.
+  const shown = paymentIntentObject(intent);
+  return errorResponse(402, { ...shown.last_payment_error!, payment_intent: shown });
 }
 
 async function insertPaymentIntent(
@@ -204,8 +151,8 @@ async function insertPaymentIntent(
   const { rows } = await tx.query<PaymentIntentRow>(
     `INSERT INTO payment_simulator.payment_intents
        (id, account, amount, currency, status, payment_method, payment_method_types, latest_charge,
-        last_payment_error, client_secret, description, metadata, idempotency_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+        last_payment_error, client_secret, description, metadata, idempotency_key, automatic_payment_methods)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
      RETURNING *`,
     [
       intent.id,
@@ -221,6 +168,8 @@ async function insertPaymentIntent(
       intent.params.description,
       JSON.stringify(intent.params.metadata),
       intent.idempotencyKey,
+      intent.params.automaticPaymentMethods &&
+        JSON.stringify(intent.params.automaticPaymentMethods),
     ],
   );
   return rows[0]!;
@@ -257,13 +206,30 @@ async function insertCharge(
   );
 }
 
-/** GET /v1/payment_intents/:id, within the caller's account only. */
-export async function retrievePaymentIntent(pool: pg.Pool, account: string, id: string) {
+/** One PaymentIntent's row, within the caller's account only. */
+export async function findPaymentIntent(
+  pool: pg.Pool,
+  account: string,
+  id: string,
+): Promise<PaymentIntentRow | undefined> {
   const { rows } = await pool.query<PaymentIntentRow>(
     `SELECT * FROM payment_simulator.payment_intents WHERE account = $1 AND id = $2`,
     [account, id],
   );
-  return rows[0] && paymentIntentObject(rows[0]);
+  return rows[0];
+}
+
+/** One charge's row, within the caller's account only. */
+export async function findCharge(
+  pool: pg.Pool,
+  account: string,
+  id: string,
+): Promise<ChargeRow | undefined> {
+  const { rows } = await pool.query<ChargeRow>(
+    `SELECT * FROM payment_simulator.charges WHERE account = $1 AND id = $2`,
+    [account, id],
+  );
+  return rows[0];
 }
 
 export interface LedgerFilter {

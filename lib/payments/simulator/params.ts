@@ -25,6 +25,13 @@ export interface CreatePaymentIntentParams {
   description: string | null;
   metadata: Record<string, string>;
   paymentMethodTypes: string[];
+  /** As the intent shows it; null when `payment_method_types` chose the types instead. */
+  automaticPaymentMethods: AutomaticPaymentMethods | null;
+}
+
+export interface AutomaticPaymentMethods {
+  enabled: boolean;
+  allow_redirects?: "always" | "never";
 }
 
 export type ParamsResult =
@@ -160,10 +167,14 @@ function parseMetadata(form: FormObject): Record<string, string> {
   return metadata;
 }
 
-/** `automatic_payment_methods[enabled]`, `[allow_redirects]`: accepted; cards never redirect here. */
-function parseAutomaticPaymentMethods(form: FormObject): boolean {
+/**
+ * `automatic_payment_methods[enabled]`, `[allow_redirects]`: accepted, and
+ * shown back as Stripe shows them (`allow_redirects` "always" unless said
+ * otherwise); cards never redirect here.
+ */
+function parseAutomaticPaymentMethods(form: FormObject): AutomaticPaymentMethods | undefined {
   const hash = objectParam(form.automatic_payment_methods, "automatic_payment_methods");
-  if (!hash) return false;
+  if (!hash) return undefined;
   rejectUnknown(hash, new Set(["enabled", "allow_redirects"]), "automatic_payment_methods");
   const enabled = booleanParam(hash, "enabled", "automatic_payment_methods[enabled]");
   if (enabled === undefined)
@@ -183,7 +194,7 @@ function parseAutomaticPaymentMethods(form: FormObject): boolean {
       "automatic_payment_methods[allow_redirects]",
     );
   }
-  return enabled;
+  return enabled ? { allow_redirects: redirects ?? "always", enabled } : { enabled };
 }
 
 function parsePaymentMethodTypes(form: FormObject): string[] | undefined {
@@ -206,7 +217,7 @@ function parsePaymentMethodTypes(form: FormObject): string[] | undefined {
 function parsePaymentMethod(form: FormObject, confirm: boolean): string | null {
   const paymentMethod = stringParam(form, "payment_method") || null;
   if (paymentMethod !== null && !testCard(paymentMethod))
-    throw new ParamError(resourceMissing("PaymentMethod", paymentMethod, "payment_method"));
+    throw new ParamError(resourceMissing("PaymentMethod", paymentMethod, "payment_method", 400));
   if (confirm && paymentMethod === null) {
     fail(
       "You cannot confirm this PaymentIntent because it's missing a payment method. Pass payment_method, such as pm_card_visa.",
@@ -225,7 +236,7 @@ export function parseCreatePaymentIntent(form: FormObject): ParamsResult {
     const confirm = booleanParam(form, "confirm") ?? false;
     const automatic = parseAutomaticPaymentMethods(form);
     const types = parsePaymentMethodTypes(form);
-    if (automatic && types) {
+    if (automatic?.enabled && types) {
       fail(
         "You may only specify one of these parameters: automatic_payment_methods, payment_method_types.",
         "payment_method_types",
@@ -246,6 +257,9 @@ export function parseCreatePaymentIntent(form: FormObject): ParamsResult {
         description,
         metadata: parseMetadata(form),
         paymentMethodTypes: types ?? ["card"],
+        // Since API version 2023-08-16 an intent that names no types has them chosen automatically.
+        automaticPaymentMethods:
+          automatic ?? (types ? null : { allow_redirects: "always", enabled: true }),
       },
     };
   } catch (error) {

@@ -3,18 +3,29 @@ import {
   unknownParameter,
   type ApiResponse,
 } from "@/lib/payments/simulator/errors";
-import { FormError, parseForm } from "@/lib/payments/simulator/form";
+import { FormError, listOf, parseForm } from "@/lib/payments/simulator/form";
 
 /**
- * The parameters of a GET (a list or a search), read as Stripe reads them:
- * the query string is form-encoded like a POST body (stripe-node writes both
- * with the same encoder), every parameter the endpoint does not know is 400
- * `parameter_unknown`, and each known one is a plain value sent at most once.
+ * The parameters of a GET (a retrieve, a list or a search), read as Stripe
+ * reads them: the query string is form-encoded like a POST body (stripe-node
+ * writes both with the same encoder), every parameter the endpoint does not
+ * know is 400 `parameter_unknown`, and each known one is a plain value sent
+ * at most once, or, for those the endpoint takes as lists (`expand[]`), a
+ * list of plain values.
  */
 export type QueryResult =
-  { ok: true; params: Partial<Record<string, string>> } | { ok: false; response: ApiResponse };
+  | {
+      ok: true;
+      params: Partial<Record<string, string>>;
+      lists: Partial<Record<string, string[]>>;
+    }
+  | { ok: false; response: ApiResponse };
 
-export function readQuery(search: string, known: ReadonlySet<string>): QueryResult {
+export function readQuery(
+  search: string,
+  known: ReadonlySet<string>,
+  knownLists: ReadonlySet<string> = new Set(),
+): QueryResult {
   let form;
   try {
     form = parseForm(search.startsWith("?") ? search.slice(1) : search);
@@ -27,7 +38,20 @@ export function readQuery(search: string, known: ReadonlySet<string>): QueryResu
     throw error;
   }
   const params: Partial<Record<string, string>> = {};
+  const lists: Partial<Record<string, string[]>> = {};
   for (const [name, value] of Object.entries(form)) {
+    if (knownLists.has(name)) {
+      const list = listOf(value);
+      if (!list || !list.every((item) => typeof item === "string"))
+        return {
+          ok: false,
+          response: invalidRequest(`Invalid array: ${name} must be a list of strings.`, {
+            param: name,
+          }),
+        };
+      lists[name] = list as string[];
+      continue;
+    }
     if (!known.has(name)) return { ok: false, response: unknownParameter(name) };
     if (typeof value !== "string")
       return {
@@ -39,7 +63,7 @@ export function readQuery(search: string, known: ReadonlySet<string>): QueryResu
       };
     params[name] = value;
   }
-  return { ok: true, params };
+  return { ok: true, params, lists };
 }
 
 // Stripe's bounds for `limit`, on every list and search.

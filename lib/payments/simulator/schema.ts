@@ -39,6 +39,8 @@ const STATEMENTS = [
      idempotency_key text,
      created         bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
    )`,
+  // Added after the table: a database made before it gains the column here.
+  `ALTER TABLE payment_simulator.payment_intents ADD COLUMN IF NOT EXISTS automatic_payment_methods jsonb`,
   `CREATE INDEX IF NOT EXISTS payment_intents_by_key ON payment_simulator.payment_intents (account, idempotency_key)`,
   // For the search (search.ts: `metadata @> …`). OncePay charges every order
   // under one account, so the account narrows nothing and, without this, each

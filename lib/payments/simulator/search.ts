@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { invalidRequest, jsonResponse, type ApiResponse } from "@/lib/payments/simulator/errors";
-import { paymentIntentObject, type PaymentIntentRow } from "@/lib/payments/simulator/ledger";
+import type { PaymentIntentRow } from "@/lib/payments/simulator/ledger";
+import { paymentIntentObject } from "@/lib/payments/simulator/objects";
 import { parseLimit, readQuery } from "@/lib/payments/simulator/query-params";
 
 /**
@@ -168,7 +169,7 @@ export async function searchPaymentIntents(
     url: "/v1/payment_intents/search",
     has_more: hasMore,
     next_page: hasMore ? pageToken(page.at(-1)!) : null,
-    data: page.map(paymentIntentObject),
+    data: page.map((row) => paymentIntentObject(row)),
   });
 }
 

@@ -4,7 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
 import { ADMIN_KEY_RULE, isAdminKey, presentsAdminKey } from "@/lib/payments/simulator/admin-key";
 import { authenticate, configureApiKeys, registerAccount } from "@/lib/payments/simulator/auth";
-import { listCharges } from "@/lib/payments/simulator/charges";
+import { listCharges, retrieveCharge } from "@/lib/payments/simulator/charges";
 import { inTransaction } from "@/lib/db/transaction";
 import { openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
@@ -16,7 +16,6 @@ import {
   jsonResponse,
   misdirectedRequest,
   NO_RETRY,
-  resourceMissing,
   storedApiError,
   unrecognizedUrl,
   type ApiResponse,
@@ -32,13 +31,10 @@ import {
   completeKey,
 } from "@/lib/payments/simulator/idempotency";
 import { newId } from "@/lib/payments/simulator/ids";
-import {
-  createPaymentIntent,
-  readLedger,
-  retrievePaymentIntent,
-} from "@/lib/payments/simulator/ledger";
+import { createPaymentIntent, readLedger } from "@/lib/payments/simulator/ledger";
 import { describeError, logEvent } from "@/lib/payments/simulator/log";
 import { parseCreatePaymentIntent } from "@/lib/payments/simulator/params";
+import { retrievePaymentIntent } from "@/lib/payments/simulator/retrieve-payment-intent";
 import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
 import { searchPaymentIntents } from "@/lib/payments/simulator/search";
 
@@ -49,9 +45,10 @@ import { searchPaymentIntents } from "@/lib/payments/simulator/search";
  * this folder for the endpoints.
  *
  *   POST /v1/payment_intents        create; with confirm=true, charge at once
- *   GET  /v1/payment_intents/:id    read back
+ *   GET  /v1/payment_intents/:id    read back; expand[]=latest_charge, payment_method (retrieve-payment-intent.ts)
  *   GET  /v1/payment_intents/search search by metadata, status and currency, page by page (search.ts)
  *   GET  /v1/charges                list charges, those of one payment intent with ?payment_intent= (charges.ts)
+ *   GET  /v1/charges/:id            read one charge back (charges.ts)
  *   GET  /_simulator/health         200 once the schema is in place
  *   GET  /_simulator/ledger         payment intents and charges (?idempotency_key=, ?idempotency_key_prefix=, ?payment_intent=)
  *   GET|PUT /_simulator/faults      latency and one-shot failure injection (faults.ts)
@@ -254,11 +251,23 @@ async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<Api
     return searchPaymentIntents(pool, call.account, queryOf(call.request));
   if (call.path === "/v1/charges" && call.method === "GET")
     return listCharges(pool, call.account, queryOf(call.request));
-  const retrieve = /^\/v1\/payment_intents\/([^/]+)$/.exec(call.path);
-  if (retrieve && call.method === "GET") {
-    const id = decodeURIComponent(retrieve[1]!);
-    const intent = await retrievePaymentIntent(pool, call.account, id);
-    return intent ? jsonResponse(200, intent) : resourceMissing("payment_intent", id);
+  if (call.method === "GET") {
+    const intent = /^\/v1\/payment_intents\/([^/]+)$/.exec(call.path);
+    if (intent)
+      return retrievePaymentIntent(
+        pool,
+        call.account,
+        decodeURIComponent(intent[1]!),
+        queryOf(call.request),
+      );
+    const charge = /^\/v1\/charges\/([^/]+)$/.exec(call.path);
+    if (charge)
+      return retrieveCharge(
+        pool,
+        call.account,
+        decodeURIComponent(charge[1]!),
+        queryOf(call.request),
+      );
   }
   return unrecognizedUrl(call.method, call.path);
 }

@@ -1,0 +1,513 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
+import Stripe from "stripe";
+import { describe, expect, it } from "vitest";
+import {
+  newSecretKey,
+  setFaults,
+  stripeFor,
+  withTestSimulator,
+} from "@/lib/testing/payment-simulator";
+import { sendRaw } from "@/lib/testing/raw-http";
+import { stripeAnswerErrors, stripeSpecVersion } from "@/lib/testing/stripe-openapi";
+import {
+  CHARGE_FIELDS,
+  missingFields,
+  PAYMENT_INTENT_FIELDS,
+  PAYMENT_METHOD_CARD_FIELDS,
+  PAYMENT_METHOD_FIELDS,
+} from "@/lib/testing/stripe-sdk-fields";
+
+/**
+ * Every answer the simulator sends, judged by Stripe's own OpenAPI spec:
+ * the body validates against the schema of its operation and status
+ * (stripe-openapi.ts), and each object carries every field the SDK's types
+ * declare always present (stripe-sdk-fields.ts). The SDK drives the
+ * simulator over real HTTP through a fetch that keeps each raw answer; raw
+ * requests cover what the SDK would not send.
+ */
+const simulator = withTestSimulator();
+
+interface Answer {
+  method: string;
+  path: string;
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** The SDK on a new account, with every raw answer it received, in order. */
+async function recordingStripe(
+  secretKey?: string,
+): Promise<{ stripe: Stripe; answers: Answer[]; secretKey: string }> {
+  const key = secretKey ?? (await newSecretKey(simulator));
+  const answers: Answer[] = [];
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : input);
+    answers.push({
+      method: init?.method ?? "GET",
+      path: url.pathname,
+      status: response.status,
+      headers: response.headers,
+      body: await response.clone().json(),
+    });
+    return response;
+  };
+  return {
+    stripe: stripeFor(simulator, key, { fetch: recordingFetch, maxNetworkRetries: 0 }),
+    answers,
+    secretKey: key,
+  };
+}
+
+/** One request as given, no SDK in between. */
+async function rawAnswer(
+  method: string,
+  pathAndQuery: string,
+  init: { secretKey?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.secretKey) headers.Authorization = `Bearer ${init.secretKey}`;
+  if (init.body !== undefined) headers["Content-Type"] = "application/x-www-form-urlencoded";
+  const response = await fetch(`${simulator.url}${pathAndQuery}`, {
+    method,
+    headers,
+    body: init.body,
+  });
+  return {
+    method,
+    path: new URL(pathAndQuery, simulator.url).pathname,
+    status: response.status,
+    headers: response.headers,
+    body: await response.json(),
+  };
+}
+
+function lastOf(answers: Answer[]): Answer {
+  expect(answers.length).toBeGreaterThan(0);
+  return answers.at(-1)!;
+}
+
+/** The answer validates against Stripe's schema for its operation and status. */
+function expectStripeSchema(answer: Answer): void {
+  expect(
+    stripeAnswerErrors(answer.method, answer.path, answer.status, answer.body),
+    `${answer.method} ${answer.path} ${answer.status} against Stripe's spec ${stripeSpecVersion()}`,
+  ).toEqual([]);
+}
+
+function expectPaymentIntentFields(intent: unknown): void {
+  expect(missingFields(intent, PAYMENT_INTENT_FIELDS), "PaymentIntent fields").toEqual([]);
+}
+
+function expectChargeFields(charge: unknown): void {
+  expect(missingFields(charge, CHARGE_FIELDS), "Charge fields").toEqual([]);
+}
+
+function expectPaymentMethodFields(paymentMethod: unknown): void {
+  expect(missingFields(paymentMethod, PAYMENT_METHOD_FIELDS), "PaymentMethod fields").toEqual([]);
+  const card = (paymentMethod as { card?: unknown }).card;
+  expect(missingFields(card, PAYMENT_METHOD_CARD_FIELDS), "PaymentMethod card fields").toEqual([]);
+}
+
+interface ErrorBody {
+  error: {
+    type: string;
+    code?: string;
+    param?: string;
+    decline_code?: string;
+    payment_intent?: { last_payment_error?: { payment_method?: unknown } };
+    payment_method?: unknown;
+  };
+}
+
+const errorOf = (answer: Answer) => (answer.body as ErrorBody).error;
+
+const charge = (paymentMethod: string) => ({
+  amount: 1900,
+  currency: "usd",
+  payment_method: paymentMethod,
+  confirm: true,
+});
+
+async function declined(stripe: Stripe, paymentMethod: string): Promise<void> {
+  await expect(stripe.paymentIntents.create(charge(paymentMethod))).rejects.toBeInstanceOf(
+    Stripe.errors.StripeCardError,
+  );
+}
+
+describe("the schema check itself", () => {
+  const intent = {
+    id: "pi_1",
+    object: "payment_intent",
+    amount: 1900,
+    capture_method: "automatic",
+    confirmation_method: "automatic",
+    created: 1_700_000_000,
+    currency: "usd",
+    livemode: false,
+    payment_method_types: ["card"],
+    status: "succeeded",
+    description: null,
+  };
+
+  it("accepts a PaymentIntent with Stripe's required fields, null where the spec says nullable", () => {
+    expect(stripeAnswerErrors("GET", "/v1/payment_intents/pi_1", 200, intent)).toEqual([]);
+  });
+
+  it("refuses a PaymentIntent without a required field", () => {
+    const withoutStatus: Partial<typeof intent> = { ...intent };
+    delete withoutStatus.status;
+    expect(stripeAnswerErrors("GET", "/v1/payment_intents/pi_1", 200, withoutStatus)).toContain(
+      "/ must have required property 'status'",
+    );
+  });
+
+  it("refuses null where the spec does not say nullable, and a wrong enum value", () => {
+    const errors = stripeAnswerErrors("GET", "/v1/payment_intents/pi_1", 200, {
+      ...intent,
+      amount: null,
+      status: "charged",
+    });
+    expect(errors).toContain("/amount must be integer");
+    expect(errors.some((error) => error.startsWith("/status must be equal to one of"))).toBe(true);
+  });
+
+  it("judges an error answer by the operation's default (error) schema", () => {
+    expect(
+      stripeAnswerErrors("GET", "/v1/charges/ch_1", 404, { error: { message: "no type" } }),
+    ).toContain("/error must have required property 'type'");
+  });
+});
+
+describe("POST /v1/payment_intents answers as Stripe's schema says", () => {
+  it("create and confirm: a succeeded PaymentIntent", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await stripe.paymentIntents.create({ ...charge("pm_card_visa"), metadata: { order: "1" } });
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ object: "payment_intent", status: "succeeded" });
+    expectStripeSchema(answer);
+    expectPaymentIntentFields(answer.body);
+  });
+
+  it("create without confirm: a PaymentIntent waiting for confirmation", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await stripe.paymentIntents.create({
+      amount: 1900,
+      currency: "usd",
+      payment_method: "pm_card_visa",
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    });
+    const answer = lastOf(answers);
+    expect(answer.body).toMatchObject({
+      status: "requires_confirmation",
+      automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+    });
+    expectStripeSchema(answer);
+    expectPaymentIntentFields(answer.body);
+  });
+
+  it.each([
+    ["pm_card_chargeDeclined", "card_declined", "generic_decline"],
+    ["pm_card_visa_chargeDeclinedInsufficientFunds", "card_declined", "insufficient_funds"],
+    ["pm_card_chargeDeclinedExpiredCard", "expired_card", "expired_card"],
+    ["pm_card_chargeDeclinedProcessingError", "processing_error", undefined],
+  ])(
+    "a decline (%s): 402 card_error carrying the intent and the whole payment method",
+    async (paymentMethod, code, declineCode) => {
+      const { stripe, answers } = await recordingStripe();
+      await declined(stripe, paymentMethod);
+      const answer = lastOf(answers);
+      expect(answer.status).toBe(402);
+      const error = errorOf(answer);
+      expect(error).toMatchObject({ type: "card_error", code });
+      expect(error.decline_code).toBe(declineCode);
+      expectStripeSchema(answer);
+      expectPaymentIntentFields(error.payment_intent);
+      expectPaymentMethodFields(error.payment_method);
+      expectPaymentMethodFields(error.payment_intent?.last_payment_error?.payment_method);
+    },
+  );
+
+  it("an idempotent replay: the stored answer again, Idempotent-Replayed", async () => {
+    const { stripe, answers } = await recordingStripe();
+    const idempotencyKey = randomUUID();
+    await stripe.paymentIntents.create(charge("pm_card_visa"), { idempotencyKey });
+    await stripe.paymentIntents.create(charge("pm_card_visa"), { idempotencyKey });
+    const [first, replay] = answers;
+    expect(replay!.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay!.body).toEqual(first!.body);
+    expectStripeSchema(replay!);
+    expectPaymentIntentFields(replay!.body);
+  });
+
+  it("the same key with other parameters: 400 idempotency_error", async () => {
+    const { stripe, answers } = await recordingStripe();
+    const idempotencyKey = randomUUID();
+    await stripe.paymentIntents.create(charge("pm_card_visa"), { idempotencyKey });
+    await expect(
+      stripe.paymentIntents.create({ ...charge("pm_card_visa"), amount: 2500 }, { idempotencyKey }),
+    ).rejects.toBeInstanceOf(Stripe.errors.StripeIdempotencyError);
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer).type).toBe("idempotency_error");
+    expectStripeSchema(answer);
+  });
+
+  it("the same key while its first request runs: 409 idempotency_key_in_use", async () => {
+    const secretKey = await newSecretKey(simulator);
+    const idempotencyKey = randomUUID();
+    const body = "amount=1900&currency=usd&payment_method=pm_card_visa&confirm=true";
+    // Each request waits this long holding the key, so the two overlap
+    // whichever claims it first.
+    await setFaults(simulator, { latencyMs: 1500 });
+    const send = () =>
+      rawAnswer("POST", "/v1/payment_intents", {
+        secretKey,
+        body,
+        headers: { "Idempotency-Key": idempotencyKey },
+      });
+    const first = send();
+    await delay(300);
+    const answers = [await send(), await first];
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const inUse = answers.find((answer) => answer.status === 409)!;
+    expect(errorOf(inUse)).toMatchObject({
+      type: "idempotency_error",
+      code: "idempotency_key_in_use",
+    });
+    expectStripeSchema(inUse);
+  });
+
+  it("a parameter it does not know: 400 parameter_unknown naming it", async () => {
+    const answer = await rawAnswer("POST", "/v1/payment_intents", {
+      secretKey: await newSecretKey(simulator),
+      body: "amount=1900&currency=usd&capture_method=manual",
+    });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toMatchObject({
+      type: "invalid_request_error",
+      code: "parameter_unknown",
+      param: "capture_method",
+    });
+    expectStripeSchema(answer);
+  });
+
+  it("an invalid value: 400 with the parameter named", async () => {
+    const answer = await rawAnswer("POST", "/v1/payment_intents", {
+      secretKey: await newSecretKey(simulator),
+      body: "amount=12&currency=usd",
+    });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toMatchObject({ code: "amount_too_small", param: "amount" });
+    expectStripeSchema(answer);
+  });
+});
+
+describe("GET /v1/payment_intents/:id answers as Stripe's schema says", () => {
+  it("retrieve: the PaymentIntent, latest_charge as an id", async () => {
+    const { stripe, answers } = await recordingStripe();
+    const created = await stripe.paymentIntents.create(charge("pm_card_visa"));
+    await stripe.paymentIntents.retrieve(created.id);
+    const answer = lastOf(answers);
+    expect(answer.body).toMatchObject({ id: created.id, latest_charge: created.latest_charge });
+    expectStripeSchema(answer);
+    expectPaymentIntentFields(answer.body);
+  });
+
+  it("retrieve with expand[]: the charge and the payment method in place of their ids", async () => {
+    const { stripe, answers } = await recordingStripe();
+    const created = await stripe.paymentIntents.create(charge("pm_card_visa"));
+    await stripe.paymentIntents.retrieve(created.id, {
+      expand: ["latest_charge", "payment_method", "customer"],
+    });
+    const answer = lastOf(answers);
+    const { latest_charge: latestCharge, payment_method: paymentMethod } = answer.body as {
+      latest_charge: unknown;
+      payment_method: unknown;
+    };
+    expect(latestCharge).toMatchObject({
+      object: "charge",
+      id: created.latest_charge,
+      payment_intent: created.id,
+      status: "succeeded",
+    });
+    expect(paymentMethod).toMatchObject({ object: "payment_method", id: "pm_card_visa" });
+    expect(answer.body).toMatchObject({ customer: null });
+    expectStripeSchema(answer);
+    expectChargeFields(latestCharge);
+    expectPaymentMethodFields(paymentMethod);
+  });
+
+  it("retrieve one that does not exist: 404 resource_missing, param intent", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await expect(stripe.paymentIntents.retrieve("pi_missing")).rejects.toBeInstanceOf(
+      Stripe.errors.StripeInvalidRequestError,
+    );
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(404);
+    expect(errorOf(answer)).toMatchObject({ code: "resource_missing", param: "intent" });
+    expectStripeSchema(answer);
+  });
+
+  it("retrieve with a parameter it does not know: 400 parameter_unknown", async () => {
+    const { stripe } = await recordingStripe();
+    const created = await stripe.paymentIntents.create(charge("pm_card_visa"));
+    const answer = await rawAnswer("GET", `/v1/payment_intents/${created.id}?shipping=1`, {
+      secretKey: await newSecretKey(simulator),
+    });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toMatchObject({ code: "parameter_unknown", param: "shipping" });
+    expectStripeSchema(answer);
+  });
+
+  it("retrieve expanding what it does not implement: 400 parameter_unknown, param expand", async () => {
+    const { stripe, answers } = await recordingStripe();
+    const created = await stripe.paymentIntents.create(charge("pm_card_visa"));
+    await expect(
+      stripe.paymentIntents.retrieve(created.id, { expand: ["latest_charge.balance_transaction"] }),
+    ).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toMatchObject({
+      type: "invalid_request_error",
+      code: "parameter_unknown",
+      param: "expand",
+    });
+    expectStripeSchema(answer);
+  });
+});
+
+describe("GET /v1/payment_intents/search answers as Stripe's schema says", () => {
+  it("search by metadata: a search_result of PaymentIntents", async () => {
+    const { stripe, answers } = await recordingStripe();
+    const order = randomUUID();
+    await stripe.paymentIntents.create({ ...charge("pm_card_visa"), metadata: { order } });
+    await stripe.paymentIntents.search({ query: `metadata['order']:'${order}'` });
+    const answer = lastOf(answers);
+    expect(answer.body).toMatchObject({ object: "search_result", data: [{ metadata: { order } }] });
+    expectStripeSchema(answer);
+    expectPaymentIntentFields((answer.body as { data: unknown[] }).data[0]);
+  });
+});
+
+describe("GET /v1/charges and /v1/charges/:id answer as Stripe's schema says", () => {
+  it("list a PaymentIntent's charges, a failed one included", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await declined(stripe, "pm_card_chargeDeclinedInsufficientFunds");
+    await stripe.paymentIntents.create(charge("pm_card_visa"));
+    await stripe.charges.list({ limit: 5 });
+    const answer = lastOf(answers);
+    const data = (answer.body as { data: { status: string }[] }).data;
+    expect(data.map((listed) => listed.status).sort()).toEqual(["failed", "succeeded"]);
+    expectStripeSchema(answer);
+    for (const listed of data) expectChargeFields(listed);
+  });
+
+  it("retrieve one charge", async () => {
+    const { stripe, answers } = await recordingStripe();
+    const intent = await stripe.paymentIntents.create(charge("pm_card_mastercard"));
+    await stripe.charges.retrieve(intent.latest_charge as string);
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      object: "charge",
+      id: intent.latest_charge,
+      payment_intent: intent.id,
+      payment_method_details: { type: "card", card: { brand: "mastercard", last4: "4444" } },
+    });
+    expectStripeSchema(answer);
+    expectChargeFields(answer.body);
+  });
+
+  it("retrieve a charge that does not exist: 404 resource_missing, param charge", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await expect(stripe.charges.retrieve("ch_missing")).rejects.toBeInstanceOf(
+      Stripe.errors.StripeInvalidRequestError,
+    );
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(404);
+    expect(errorOf(answer)).toMatchObject({ code: "resource_missing", param: "charge" });
+    expectStripeSchema(answer);
+  });
+
+  it("a list cursor it does not implement: 400 parameter_unknown naming it", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await expect(stripe.charges.list({ starting_after: "ch_1" })).rejects.toBeInstanceOf(
+      Stripe.errors.StripeInvalidRequestError,
+    );
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toMatchObject({ code: "parameter_unknown", param: "starting_after" });
+    expectStripeSchema(answer);
+  });
+});
+
+describe("refusals before any endpoint answer as Stripe's schema says", () => {
+  it("an API key it does not know: 401", async () => {
+    const { stripe, answers } = await recordingStripe("sk_test_notARegisteredKey123");
+    await expect(stripe.paymentIntents.create(charge("pm_card_visa"))).rejects.toBeInstanceOf(
+      Stripe.errors.StripeAuthenticationError,
+    );
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(401);
+    expectStripeSchema(answer);
+  });
+
+  it("no API key: 401", async () => {
+    const answer = await rawAnswer("GET", "/v1/charges");
+    expect(answer.status).toBe(401);
+    expectStripeSchema(answer);
+  });
+
+  it("an endpoint it does not serve: 404 invalid_request_error", async () => {
+    const answer = await rawAnswer("POST", "/v1/refunds", {
+      secretKey: await newSecretKey(simulator),
+      body: "payment_intent=pi_1",
+    });
+    expect(answer.status).toBe(404);
+    expect(errorOf(answer).type).toBe("invalid_request_error");
+    expectStripeSchema(answer);
+  });
+
+  it("a Host that names another site: 421", async () => {
+    const raw = await sendRaw(simulator.url, {
+      method: "GET",
+      path: "/v1/charges",
+      headers: { host: `evil.example:${simulator.port}` },
+    });
+    const answer: Answer = {
+      method: "GET",
+      path: "/v1/charges",
+      status: raw.status,
+      headers: new Headers(),
+      body: JSON.parse(raw.body),
+    };
+    expect(answer.status).toBe(421);
+    expectStripeSchema(answer);
+  });
+
+  it("a body over the size limit: 413 invalid_request_error", async () => {
+    const answer = await rawAnswer("POST", "/v1/payment_intents", {
+      secretKey: await newSecretKey(simulator),
+      body: `amount=1900&currency=usd&description=${"x".repeat(70_000)}`,
+    });
+    expect(answer.status).toBe(413);
+    expect(errorOf(answer).type).toBe("invalid_request_error");
+    expectStripeSchema(answer);
+  });
+
+  it("an injected server failure: 500 api_error", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await setFaults(simulator, { failNext: "http_500" });
+    await expect(stripe.paymentIntents.create(charge("pm_card_visa"))).rejects.toBeInstanceOf(
+      Stripe.errors.StripeAPIError,
+    );
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(500);
+    expect(errorOf(answer).type).toBe("api_error");
+    expectStripeSchema(answer);
+  });
+});
