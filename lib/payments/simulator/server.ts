@@ -252,24 +252,29 @@ async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<Api
   if (call.path === "/v1/charges" && call.method === "GET")
     return listCharges(pool, call.account, queryOf(call.request));
   if (call.method === "GET") {
-    const intent = /^\/v1\/payment_intents\/([^/]+)$/.exec(call.path);
-    if (intent)
-      return retrievePaymentIntent(
-        pool,
-        call.account,
-        decodeURIComponent(intent[1]!),
-        queryOf(call.request),
-      );
-    const charge = /^\/v1\/charges\/([^/]+)$/.exec(call.path);
-    if (charge)
-      return retrieveCharge(
-        pool,
-        call.account,
-        decodeURIComponent(charge[1]!),
-        queryOf(call.request),
-      );
+    const intent = pathId(/^\/v1\/payment_intents\/([^/]+)$/, call.path);
+    if (intent !== undefined)
+      return retrievePaymentIntent(pool, call.account, intent, queryOf(call.request));
+    const charge = pathId(/^\/v1\/charges\/([^/]+)$/, call.path);
+    if (charge !== undefined)
+      return retrieveCharge(pool, call.account, charge, queryOf(call.request));
   }
   return unrecognizedUrl(call.method, call.path);
+}
+
+/**
+ * The object id in a path like /v1/charges/:id, decoded; undefined when the
+ * path is not of that shape, or its escapes are not valid UTF-8 (`%E0%A4`),
+ * which is then an unrecognized URL rather than a thrown URIError and a 500.
+ */
+function pathId(shape: RegExp, path: string): string | undefined {
+  const match = shape.exec(path);
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -472,6 +472,16 @@ describe("refusals before any endpoint answer as Stripe's schema says", () => {
     expectStripeSchema(answer);
   });
 
+  it("an object id whose escapes are not UTF-8: 404 invalid_request_error, not a 500", async () => {
+    const secretKey = await newSecretKey(simulator);
+    for (const path of ["/v1/payment_intents/pi_%E0%A4", "/v1/charges/ch_%FF"]) {
+      const answer = await rawAnswer("GET", path, { secretKey });
+      expect(answer.status, path).toBe(404);
+      expect(errorOf(answer).type).toBe("invalid_request_error");
+      expectStripeSchema(answer);
+    }
+  });
+
   it("a Host that names another site: 421", async () => {
     const raw = await sendRaw(simulator.url, {
       method: "GET",
