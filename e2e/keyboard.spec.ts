@@ -113,6 +113,8 @@ for (const { width, height } of [
     expect(await ordersOf(accountId)).toEqual([{ id: orderId, total_amount: 9500 }]);
     expect(await paymentsOf(accountId)).toEqual([{ status: "succeeded", amount: 9500 }]);
 
+    // Focused and on screen: the page scrolls smoothly, so this waits for it to arrive.
+    await expect(page.getByRole("heading", { name: "Order confirmed" })).toBeInViewport();
     await page.screenshot({ path: testInfo.outputPath(`keyboard-paid-${width}.png`) });
 
     // From the result, the next stop is the order in the ledger.
@@ -147,6 +149,7 @@ test("keyboard only: a declined card is announced as an alert that takes the foc
   expect(await focused(page)).toMatchObject({ testId: "checkout-alert" });
   const declined = (await page.getByTestId("checkout-status").textContent())!.trim();
   expect(declined).toMatch(/^Payment declined: /);
+  await expect(alert).toBeInViewport();
   await page.screenshot({ path: testInfo.outputPath("keyboard-declined.png") });
 
   const accountId = await accountIdOf(context);

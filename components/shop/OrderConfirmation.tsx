@@ -26,8 +26,12 @@ export function OrderConfirmation({
   const headingRef = useRef<HTMLHeadingElement>(null);
 
   // Move focus to the result, so keyboard and screen reader users land on it.
+  // The scroll is asked for on its own: focus's own scroll does not stop the
+  // smooth scroll that tabbing to Pay started, which, when the answer comes
+  // quickly, carries on and leaves the heading above the screen.
   useEffect(() => {
-    headingRef.current?.focus();
+    headingRef.current?.focus({ preventScroll: true });
+    headingRef.current?.scrollIntoView({ block: "nearest" });
   }, []);
 
   const { payment } = order;
