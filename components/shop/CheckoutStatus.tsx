@@ -2,6 +2,7 @@
 
 import { useEffect, useRef } from "react";
 import type { CheckoutPhase } from "@/lib/client/checkout-phase";
+import { focusOutcome } from "@/components/ui/focus";
 import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
 import { describeFailure } from "./attempt-labels";
 
@@ -44,12 +45,10 @@ export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
   const settledBadly = phase.kind === "declined" || phase.kind === "failed";
 
   // A keyboard or screen reader user lands on what went wrong and what to do
-  // next; the cart column scrolls on short screens, so bring the whole
-  // outcome into view, not only the alert.
+  // next; the whole outcome comes into view, not only the alert.
   useEffect(() => {
-    if (!settledBadly) return;
-    alertRef.current?.focus({ preventScroll: true });
-    boxRef.current?.scrollIntoView({ block: "nearest" });
+    if (settledBadly && alertRef.current && boxRef.current)
+      focusOutcome(alertRef.current, boxRef.current);
   }, [settledBadly]);
 
   return (

@@ -5,6 +5,7 @@ import { useEffect, useRef } from "react";
 import { PAYMENT_METHODS, type Order } from "@/lib/client/api-types";
 import { keyPagePath } from "@/components/ledger/format";
 import { formatMoney } from "@/components/ui/money";
+import { focusOutcome } from "@/components/ui/focus";
 import { AlertIcon, CheckIcon, RepeatIcon } from "@/components/ui/icons";
 
 interface OrderConfirmationProps {
@@ -26,12 +27,8 @@ export function OrderConfirmation({
   const headingRef = useRef<HTMLHeadingElement>(null);
 
   // Move focus to the result, so keyboard and screen reader users land on it.
-  // The scroll is asked for on its own: focus's own scroll does not stop the
-  // smooth scroll that tabbing to Pay started, which, when the answer comes
-  // quickly, carries on and leaves the heading above the screen.
   useEffect(() => {
-    headingRef.current?.focus({ preventScroll: true });
-    headingRef.current?.scrollIntoView({ block: "nearest" });
+    if (headingRef.current) focusOutcome(headingRef.current);
   }, []);
 
   const { payment } = order;
