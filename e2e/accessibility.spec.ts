@@ -34,6 +34,12 @@ async function expectNoViolations(page: Page, what: string) {
     .toEqual([]);
 }
 
+/** Full-page, from the top: the cart column is sticky, and drawn where it sticks at the moment. */
+async function screenshot(page: Page, path: string) {
+  await page.evaluate(() => window.scrollTo({ top: 0, behavior: "instant" }));
+  await page.screenshot({ path, fullPage: true });
+}
+
 for (const { width, height, name } of [
   { width: 1280, height: 900, name: "laptop" },
   { width: 390, height: 844, name: "phone" },
@@ -54,7 +60,7 @@ for (const { width, height, name } of [
     await page.getByRole("button", { name: /^Pay/ }).click();
     await expect(page.getByTestId("checkout-alert")).toBeVisible();
     await expectNoViolations(page, "the shop, card declined");
-    await page.screenshot({ path: testInfo.outputPath(`declined-${name}.png`), fullPage: true });
+    await screenshot(page, testInfo.outputPath(`declined-${name}.png`));
 
     await page.getByLabel(/payment method/i).selectOption("pm_card_visa");
     await page.getByRole("button", { name: /^Pay/ }).click();
@@ -62,7 +68,7 @@ for (const { width, height, name } of [
     const key = (await page.getByTestId("timeline-key").textContent())!.trim();
     expect(await ordersOf(await accountIdOf(context))).toHaveLength(1);
     await expectNoViolations(page, "the shop, order paid");
-    await page.screenshot({ path: testInfo.outputPath(`paid-${name}.png`), fullPage: true });
+    await screenshot(page, testInfo.outputPath(`paid-${name}.png`));
 
     await page.goto("/orders");
     await expect(page.getByTestId("ledger-row")).toHaveCount(1);
@@ -84,6 +90,6 @@ for (const { width, height, name } of [
       );
     }
     await expectNoViolations(page, "the lab after two storms");
-    await page.screenshot({ path: testInfo.outputPath(`lab-${name}.png`), fullPage: true });
+    await screenshot(page, testInfo.outputPath(`lab-${name}.png`));
   });
 }
