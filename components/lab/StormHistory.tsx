@@ -11,7 +11,13 @@ export function StormHistory({ reports }: { reports: StormReport[] }) {
       <h2 id="history-heading" className="font-display text-2xl font-semibold text-espresso">
         Every run
       </h2>
-      <div className="mt-3 overflow-x-auto rounded-2xl border border-sand bg-white">
+      {/* Scrolls sideways on a phone: focusable, so the arrow keys can scroll it in every browser. */}
+      <div
+        role="region"
+        aria-label="Every run, scrolls sideways"
+        tabIndex={0}
+        className="mt-3 overflow-x-auto rounded-2xl border border-sand bg-white"
+      >
         <table className="w-full min-w-[36rem] text-left text-sm" data-testid="storm-history">
           <thead className="bg-oat text-xs uppercase tracking-wide text-mocha">
             <tr>

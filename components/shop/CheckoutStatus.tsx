@@ -2,6 +2,7 @@
 
 import { useEffect, useRef } from "react";
 import type { CheckoutPhase } from "@/lib/client/checkout-phase";
+import { focusOutcome } from "@/components/ui/focus";
 import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
 import { describeFailure } from "./attempt-labels";
 
@@ -40,11 +41,14 @@ const tone: Record<CheckoutPhase["kind"], string> = {
 export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
   const text = statusText(phase);
   const boxRef = useRef<HTMLDivElement>(null);
+  const alertRef = useRef<HTMLDivElement>(null);
   const settledBadly = phase.kind === "declined" || phase.kind === "failed";
 
-  // The cart column scrolls on short screens: keep a new outcome in view.
+  // A keyboard or screen reader user lands on what went wrong and what to do
+  // next; the whole outcome comes into view, not only the alert.
   useEffect(() => {
-    if (settledBadly) boxRef.current?.scrollIntoView({ block: "nearest" });
+    if (settledBadly && alertRef.current && boxRef.current)
+      focusOutcome(alertRef.current, boxRef.current);
   }, [settledBadly]);
 
   return (
@@ -69,7 +73,9 @@ export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
 
       {phase.kind === "declined" && (
         <div
+          ref={alertRef}
           role="alert"
+          tabIndex={-1}
           data-testid="checkout-alert"
           className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso"
         >
@@ -79,7 +85,9 @@ export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
       )}
       {phase.kind === "failed" && (
         <div
+          ref={alertRef}
           role="alert"
+          tabIndex={-1}
           data-testid="checkout-alert"
           className="border-t border-berry/15 px-3.5 py-2.5 text-sm text-espresso"
         >

@@ -5,6 +5,7 @@ import { useEffect, useRef } from "react";
 import { PAYMENT_METHODS, type Order } from "@/lib/client/api-types";
 import { keyPagePath } from "@/components/ledger/format";
 import { formatMoney } from "@/components/ui/money";
+import { focusOutcome } from "@/components/ui/focus";
 import { AlertIcon, CheckIcon, RepeatIcon } from "@/components/ui/icons";
 
 interface OrderConfirmationProps {
@@ -27,7 +28,7 @@ export function OrderConfirmation({
 
   // Move focus to the result, so keyboard and screen reader users land on it.
   useEffect(() => {
-    headingRef.current?.focus();
+    if (headingRef.current) focusOutcome(headingRef.current);
   }, []);
 
   const { payment } = order;

@@ -1,0 +1,95 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { accountIdOf, closeDatabase, ordersOf } from "@/lib/testing/e2e/database";
+import { chooseStormSize } from "./lab-page";
+
+/**
+ * Every page, with content on it, checked by axe against WCAG 2.2 AA at a
+ * laptop's and a phone's width: the shop (empty, declined, paid), the lab
+ * after a storm, the ledger with orders, and the key inspector of a real key.
+ */
+test.afterAll(closeDatabase);
+
+const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
+
+/** One line per offending node, so a failure says what to fix without opening the report. */
+function describeViolations(results: Awaited<ReturnType<AxeBuilder["analyze"]>>): string {
+  return results.violations
+    .flatMap((violation) =>
+      violation.nodes.map(
+        (node) =>
+          `${violation.id} (${violation.impact}): ${violation.help}\n  at ${node.target.join(" ")}\n  ${node.failureSummary?.replaceAll("\n", "\n  ")}`,
+      ),
+    )
+    .join("\n");
+}
+
+async function expectNoViolations(page: Page, what: string) {
+  const results = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
+  expect
+    .soft(
+      results.violations.map((violation) => violation.id),
+      `axe on ${what}:\n${describeViolations(results)}`,
+    )
+    .toEqual([]);
+}
+
+/** Full-page, from the top: the cart column is sticky, and drawn where it sticks at the moment. */
+async function screenshot(page: Page, path: string) {
+  await page.evaluate(() => window.scrollTo({ top: 0, behavior: "instant" }));
+  await page.screenshot({ path, fullPage: true });
+}
+
+for (const { width, height, name } of [
+  { width: 1280, height: 900, name: "laptop" },
+  { width: 390, height: 844, name: "phone" },
+]) {
+  test(`axe finds no WCAG 2.2 AA violation on any page at ${width} px`, async ({
+    page,
+    context,
+  }, testInfo) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width, height });
+
+    await page.goto("/");
+    await expect(page.getByTestId("demo-status")).toContainText("No scenario armed");
+    await expectNoViolations(page, "the shop, cart empty");
+
+    await page.getByRole("button", { name: "Add Paper Filters to cart" }).click();
+    await page.getByLabel(/payment method/i).selectOption("pm_card_chargeDeclined");
+    await page.getByRole("button", { name: /^Pay/ }).click();
+    await expect(page.getByTestId("checkout-alert")).toBeVisible();
+    await expectNoViolations(page, "the shop, card declined");
+    await screenshot(page, testInfo.outputPath(`declined-${name}.png`));
+
+    await page.getByLabel(/payment method/i).selectOption("pm_card_visa");
+    await page.getByRole("button", { name: /^Pay/ }).click();
+    await expect(page.getByTestId("order-confirmation")).toBeVisible();
+    const key = (await page.getByTestId("timeline-key").textContent())!.trim();
+    expect(await ordersOf(await accountIdOf(context))).toHaveLength(1);
+    await expectNoViolations(page, "the shop, order paid");
+    await screenshot(page, testInfo.outputPath(`paid-${name}.png`));
+
+    await page.goto("/orders");
+    await expect(page.getByTestId("ledger-row")).toHaveCount(1);
+    await expectNoViolations(page, "the ledger with an order");
+
+    await page.goto(`/keys/${encodeURIComponent(key)}`);
+    await expect(page.getByTestId("key-state")).toHaveAttribute("data-state", "complete");
+    await expectNoViolations(page, "the key inspector");
+
+    await page.goto("/lab");
+    await chooseStormSize(page, 2);
+    // One design that holds and one that breaks: their rows look different.
+    for (const strategy of ["atomic_claim", "no_key"]) {
+      await page.getByTestId(`lab-run-${strategy}`).click();
+      await expect(page.getByTestId(`lab-row-${strategy}`)).not.toHaveAttribute(
+        "data-storm-id",
+        "",
+        { timeout: 30_000 },
+      );
+    }
+    await expectNoViolations(page, "the lab after two storms");
+    await screenshot(page, testInfo.outputPath(`lab-${name}.png`));
+  });
+}
