@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
 import { closeDatabase, labStorm } from "@/lib/testing/e2e/database";
 import { chooseStormSize, recorded } from "./lab-page";
@@ -75,6 +75,16 @@ test("lab: racing all seven fills the comparison with what the server recorded, 
   await expect(page.getByTestId("race-failed")).toHaveCount(0);
   await expect(page.getByTestId("race-skipped")).toHaveCount(0);
 
+  // The page opens with the comparison: a reload lists the same runs from the server.
+  const raced = await runIdsShown(page);
+  await page.reload();
+  for (const strategy of LAB_STRATEGIES)
+    await expect(page.getByTestId(`compare-row-${strategy}`)).toHaveAttribute(
+      "data-crash-id",
+      raced.get(strategy)!.crashId,
+    );
+  expect(await runIdsShown(page)).toEqual(raced);
+
   const comparison = page.getByTestId("lab-comparison");
   await comparison.scrollIntoViewIfNeeded();
   await comparison.screenshot({ path: testInfo.outputPath("lab-race-laptop.png") });
@@ -83,3 +93,15 @@ test("lab: racing all seven fills the comparison with what the server recorded, 
   await comparison.screenshot({ path: testInfo.outputPath("lab-race-phone.png") });
   await page.screenshot({ path: testInfo.outputPath("lab-race-phone-page.png") });
 });
+
+async function runIdsShown(page: Page) {
+  const ids = new Map<string, { stormId: string; crashId: string }>();
+  for (const strategy of LAB_STRATEGIES) {
+    const row = page.getByTestId(`compare-row-${strategy}`);
+    ids.set(strategy, {
+      stormId: (await row.getAttribute("data-storm-id"))!,
+      crashId: (await row.getAttribute("data-crash-id"))!,
+    });
+  }
+  return ids;
+}
