@@ -1,5 +1,6 @@
 "use client";
 
+import { compareDesigns } from "@/lib/lab/comparison";
 import { explainStorm } from "@/lib/lab/explain";
 import { protocolName } from "@/lib/client/lab-storm";
 import {
@@ -12,6 +13,7 @@ import {
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
 import { CrashScenario } from "./CrashScenario";
+import { DesignComparison } from "./DesignComparison";
 import { StormHistory } from "./StormHistory";
 import { useStrategyLab, type LabRun } from "./useStrategyLab";
 
@@ -36,7 +38,9 @@ export function StrategyLab({
   keyExpirySeconds,
   leaseSeconds,
 }: StrategyLabProps) {
-  const lab = useStrategyLab(sizes);
+  const available = (strategy: LabStrategy) => !isLabOnly(strategy) || brokenStrategiesEnabled;
+  const lab = useStrategyLab(sizes, available);
+  const busy = lab.running !== null || lab.race !== null || Object.keys(lab.crashing).length > 0;
 
   return (
     <div className="mx-auto max-w-7xl px-4 pb-16 pt-6 sm:px-6 lg:px-8">
@@ -61,7 +65,7 @@ export function StrategyLab({
       </section>
 
       <div className="mt-6 flex flex-wrap items-end gap-x-8 gap-y-4 rounded-2xl border border-sand bg-white p-4 sm:p-5">
-        <fieldset disabled={lab.running !== null}>
+        <fieldset disabled={lab.running !== null || lab.race !== null}>
           <legend className="text-sm font-medium text-espresso">Requests per storm</legend>
           <div className="mt-2 flex flex-wrap gap-2">
             {sizes.map((size) => (
@@ -86,6 +90,16 @@ export function StrategyLab({
             ))}
           </div>
         </fieldset>
+        <button
+          type="button"
+          onClick={() => void lab.raceAll()}
+          disabled={!lab.ready || busy}
+          className="inline-flex items-center justify-center gap-2 rounded-xl bg-roast px-4 py-2.5 text-sm font-semibold text-cream shadow-sm transition-colors hover:bg-espresso active:translate-y-px disabled:cursor-not-allowed disabled:bg-latte disabled:text-espresso disabled:shadow-none"
+          data-testid="lab-race-all"
+        >
+          {lab.race ? <Spinner width={16} height={16} /> : <RepeatIcon width={16} height={16} />}
+          {lab.race ? "Racing…" : "Race all seven"}
+        </button>
         <p className="max-w-xl text-xs leading-relaxed text-mocha">
           All requests are started together with <code className="font-mono">fetch</code>. Over
           HTTP/1.1 the browser opens at most 6 connections to one server, so the rest of a storm
@@ -121,6 +135,18 @@ export function StrategyLab({
         </p>
       )}
 
+      <DesignComparison
+        rows={compareDesigns({
+          latestStorm: (strategy) => lab.latest(strategy)?.report,
+          latestCrash: (strategy) => lab.latestCrash(strategy)?.report,
+          available,
+        })}
+        race={lab.race}
+        raced={lab.raced}
+        storming={lab.running}
+        crashing={(strategy) => lab.crashing[strategy] !== undefined}
+      />
+
       <ol className="mt-6 space-y-4" aria-label="Strategies, with their latest storm">
         {LAB_STRATEGIES.map((strategy) => (
           <StrategyRow
@@ -130,9 +156,7 @@ export function StrategyLab({
             run={lab.latest(strategy)}
             running={lab.running === strategy}
             disabled={
-              !lab.ready ||
-              lab.running !== null ||
-              (isLabOnly(strategy) && !brokenStrategiesEnabled)
+              !lab.ready || lab.running !== null || lab.race !== null || !available(strategy)
             }
             onRun={() => void lab.run(strategy)}
           />
@@ -142,8 +166,8 @@ export function StrategyLab({
       <CrashScenario
         crashes={lab.latestCrash}
         crashing={lab.crashing}
-        ready={lab.ready}
-        enabled={(strategy) => !isLabOnly(strategy) || brokenStrategiesEnabled}
+        ready={lab.ready && lab.race === null}
+        enabled={available}
         onCrash={(strategy) => void lab.crash(strategy)}
         keyExpirySeconds={keyExpirySeconds}
         leaseSeconds={leaseSeconds}

@@ -17,7 +17,8 @@ import {
   type StormObservation,
   type StormReport,
 } from "@/lib/client/lab-storm";
-import type { LabStrategy } from "@/lib/lab/strategies";
+import { raceDesigns, type RaceProgress, type RaceResult } from "@/lib/lab/race";
+import { LAB_STRATEGIES, type LabStrategy } from "@/lib/lab/strategies";
 
 /** One storm as the page shows it: the server's report, and what this browser saw of it (if it fired it). */
 export interface LabRun {
@@ -55,7 +56,10 @@ const newestFirst = <T extends { report: StormReport }>(runs: T[]) =>
  * (from the server, so a reload keeps them), with what the browser saw of
  * each.
  */
-export function useStrategyLab(sizes: readonly number[]) {
+export function useStrategyLab(
+  sizes: readonly number[],
+  available: (strategy: LabStrategy) => boolean,
+) {
   const [size, setSize] = useState(sizes.includes(10) ? 10 : sizes[0]!);
   const [runs, setRuns] = useState<LabRun[]>([]);
   const [crashes, setCrashes] = useState<CrashRun[]>([]);
@@ -63,6 +67,9 @@ export function useStrategyLab(sizes: readonly number[]) {
   // Crash scenarios run side by side, each for as long as its key stays in progress.
   const [crashing, setCrashing] = useState<Partial<Record<LabStrategy, CrashAttempt[]>>>({});
   const [error, setError] = useState<string | null>(null);
+  // "Race all seven": where it is now, and, once over, what it could not run.
+  const [race, setRace] = useState<RaceProgress | null>(null);
+  const [raced, setRaced] = useState<RaceResult | null>(null);
   // Runs start only once the earlier ones are listed, so a listing can
   // never show one of this page's runs that is still on its way.
   const [listed, setListed] = useState(false);
@@ -107,37 +114,53 @@ export function useStrategyLab(sizes: readonly number[]) {
   }, []);
 
   async function run(strategy: LabStrategy) {
-    if (running || !listed) return;
-    setRunning(strategy);
+    if (running || race || !listed) return;
     setError(null);
     try {
-      const storm = await startLabRun(fetchFromPage, { strategy, size });
+      await storm(strategy);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  }
+
+  /** One storm, start to report; throws what went wrong. */
+  async function storm(strategy: LabStrategy) {
+    setRunning(strategy);
+    try {
+      const started = await startLabRun(fetchFromPage, { strategy, size });
       const observation = await fireStorm(
         fetchFromPage,
         browserStormTiming(),
-        storm.id,
-        storm.request,
+        started.id,
+        started.request,
         size,
       );
       saveObservation(sessionStorageOrUndefined(), observation);
-      const report = await fetchStormReport(fetchFromPage, storm.id);
+      const report = await fetchStormReport(fetchFromPage, started.id);
       setRuns((current) =>
         newestFirst([
           { report, observation },
           ...current.filter((old) => old.report.id !== report.id),
         ]),
       );
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
       setRunning(null);
     }
   }
 
   async function crash(strategy: LabStrategy) {
-    if (!listed || crashing[strategy]) return;
-    setCrashing((current) => ({ ...current, [strategy]: [] }));
+    if (!listed || race || crashing[strategy]) return;
     setError(null);
+    try {
+      await crashRun(strategy);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  }
+
+  /** One crash scenario, start to report; throws what went wrong. */
+  async function crashRun(strategy: LabStrategy) {
+    setCrashing((current) => ({ ...current, [strategy]: [] }));
     try {
       const started = await startLabRun(fetchFromPage, { strategy, kind: "crash" });
       if (!started.crash) throw new Error("The server started a storm, not a crash scenario");
@@ -154,14 +177,32 @@ export function useStrategyLab(sizes: readonly number[]) {
           ...current.filter((old) => old.report.id !== report.id),
         ]),
       );
-    } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
     } finally {
       setCrashing((current) => {
         const others = { ...current };
         delete others[strategy];
         return others;
       });
+    }
+  }
+
+  /** Every design this server runs: a storm of the chosen size each, then the crash runs. */
+  async function raceAll() {
+    if (!listed || race || running || Object.keys(crashing).length > 0) return;
+    setError(null);
+    setRaced(null);
+    setRace({ phase: "storms", strategy: LAB_STRATEGIES[0]!, index: 0, total: 0 });
+    try {
+      setRaced(
+        await raceDesigns(LAB_STRATEGIES, {
+          storm,
+          crash: crashRun,
+          available,
+          onProgress: setRace,
+        }),
+      );
+    } finally {
+      setRace(null);
     }
   }
 
@@ -177,8 +218,11 @@ export function useStrategyLab(sizes: readonly number[]) {
     crashing,
     ready: listed,
     error,
+    race,
+    raced,
     run,
     crash,
+    raceAll,
     latest,
     latestCrash,
   };
