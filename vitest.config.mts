@@ -8,6 +8,8 @@ export default defineConfig({
     // Playwright specs live in e2e/ and crash Vitest if collected.
     exclude: ["e2e/**", "node_modules/**", ".next/**"],
     globalSetup: ["lib/testing/global-setup.ts"],
+    // Every answer of the shared test app is judged by its OpenAPI document.
+    setupFiles: ["lib/testing/openapi-setup.ts"],
     // The usual report, then how many tests were skipped and why.
     reporters: ["default", "./lib/testing/skip-summary-reporter.ts"],
     // Database tests share one server and database; running files one at a

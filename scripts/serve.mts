@@ -12,9 +12,10 @@
  * progress finish, closes Next.js and exits, as `next start` does; the
  * launcher kills it if that takes too long.
  */
-import { createServer } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import next from "next";
-import { forwardedFor, refusalFor } from "../lib/http/front-door.ts";
+import { forwardedFor, refusalFor, unparsableRequestAnswer } from "../lib/http/front-door.ts";
 
 // The launcher has validated its settings (lib/env.ts) and passes these on.
 const [mode, port, hostname] = process.argv.slice(2);
@@ -55,6 +56,17 @@ const server = createServer((request, response) => {
     response.end();
   });
 });
+// Node answers bytes it cannot parse with a bare 400 of its own; ours says why, in the API's shape.
+// Only the parser's errors (HPE_*); a timeout or a reset closes the connection, as Node's
+// handler does, and so does a connection whose earlier answer is already on its way.
+server.on(
+  "clientError",
+  (error: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: ServerResponse }) => {
+    if (!error.code?.startsWith("HPE_") || !socket.writable || socket._httpMessage?.headersSent)
+      return void socket.destroy();
+    socket.end(unparsableRequestAnswer(error.code));
+  },
+);
 // The development server's hot reload talks over a websocket.
 if (mode === "dev") server.on("upgrade", app.getUpgradeHandler());
 

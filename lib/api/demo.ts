@@ -5,17 +5,14 @@ import {
   demoSettingsFor,
   demoSettingsSchema,
   saveDemoSettings,
-  type DemoSettings,
+  type DemoSettingsView,
 } from "@/lib/demo/settings";
 import { jsonResponse } from "@/lib/http/json";
 import { readJsonBody } from "@/lib/http/request-body";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { getServices } from "@/lib/services";
 
-/** What GET and PUT /api/demo/settings answer: the account's faults, and whether the server allows any. The browser imports it as a type. */
-export interface DemoSettingsView extends DemoSettings {
-  faultsEnabled: boolean;
-}
+export type { DemoSettingsView } from "@/lib/demo/settings";
 
 /** GET /api/demo/settings: this account's demo faults, and whether the server allows any. */
 export async function getDemoSettings(request: Request): Promise<Response> {

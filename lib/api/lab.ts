@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
 import { jsonResponse } from "@/lib/http/json";
@@ -12,10 +11,11 @@ import {
   createStorm,
   findStorm,
   latestStorms,
+  newLabRunSchema,
   reportStorm,
   unfiredStormReport,
 } from "@/lib/lab/storms";
-import { isLabOnly, LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
+import { isLabOnly, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
 import {
   ProviderReadsLimited,
   providerReadsLimitedDetail,
@@ -36,21 +36,6 @@ const PRIVATE = { "Cache-Control": "private, no-store" };
 const LISTED_STORMS = 20;
 const REPORTS_AT_ONCE = 4;
 
-const newRunSchema = z
-  .object({
-    strategy: z.enum(LAB_STRATEGIES, {
-      error: `strategy must be one of: ${LAB_STRATEGIES.join(", ")}`,
-    }),
-    kind: z
-      .enum(["storm", "crash"], { error: "kind must be storm (the default) or crash" })
-      .default("storm"),
-    size: z.number().int("size must be a whole number").optional(),
-  })
-  .refine((run) => run.kind === "crash" || run.size !== undefined, {
-    path: ["size"],
-    message: "a storm needs a size",
-  });
-
 /** POST /api/lab/storms {strategy, size} (a storm) or {strategy, kind: "crash"} (the crash scenario) */
 export async function startStorm(request: Request): Promise<Response> {
   const { db } = getServices();
@@ -58,7 +43,7 @@ export async function startStorm(request: Request): Promise<Response> {
   if (caller instanceof Response) return caller;
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
-  const parsed = newRunSchema.safeParse(read.json);
+  const parsed = newLabRunSchema.safeParse(read.json);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => ({
       path: issue.path.join("."),

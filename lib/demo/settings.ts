@@ -29,6 +29,12 @@ export const demoSettingsSchema = z.object({
   loseResponse: z.boolean(),
 });
 
+/** What GET and PUT /api/demo/settings answer: the account's faults, and whether the server allows any. */
+export const demoSettingsViewSchema = demoSettingsSchema.extend({
+  faultsEnabled: z.boolean().describe("Whether this server allows demo faults (DEMO_FAULTS=on)."),
+});
+export type DemoSettingsView = z.infer<typeof demoSettingsViewSchema>;
+
 export const NO_DEMO_FAULTS: DemoSettings = Object.freeze({
   networkDelayMs: 0,
   loseResponse: false,

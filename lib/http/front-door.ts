@@ -56,6 +56,37 @@ export function refusalFor(request: {
 }
 
 /**
+ * The answer to bytes Node's HTTP parser cannot read as a request (a
+ * Content-Length that contradicts itself or Transfer-Encoding, a method in
+ * lower case, header fields past the size limit), written raw on the
+ * socket, as Node's own bare "400 Bad Request" would be: a problem+json
+ * with a request id like every other answer, then the connection closes,
+ * since where the next request would begin is unknown.
+ */
+export function unparsableRequestAnswer(errorCode: string | undefined): string {
+  const tooLarge = errorCode === "HPE_HEADER_OVERFLOW";
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    type: problemType(tooLarge ? "header-fields-too-large" : "malformed-request"),
+    title: tooLarge ? "Request header fields too large" : "Malformed request",
+    status,
+    detail: tooLarge
+      ? "The request's header fields are larger than the server reads."
+      : "The request is not valid HTTP/1.1 (its framing, its method or a header field).",
+  });
+  const headers = {
+    ...SECURITY_HEADERS,
+    "Content-Type": PROBLEM_CONTENT_TYPE,
+    "Cache-Control": "no-store",
+    [REQUEST_ID_HEADER]: requestIdFrom(undefined),
+    "Content-Length": String(Buffer.byteLength(body)),
+    Connection: "close",
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n${head.join("")}\r\n${body}`;
+}
+
+/**
  * X-Forwarded-For as the app reads it (lib/http/client-address.ts counts
  * back from its end past the trusted proxies): what arrived, with the
  * connection's peer appended.

@@ -1,5 +1,10 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_KEY_LENGTH, parseIdempotencyKey } from "@/lib/idempotency/key";
+import {
+  idempotencyKeyFieldSchema,
+  MAX_KEY_LENGTH,
+  parseIdempotencyKey,
+} from "@/lib/idempotency/key";
 
 describe("parseIdempotencyKey", () => {
   it("accepts the bare form Stripe uses", () => {
@@ -68,5 +73,58 @@ describe("parseIdempotencyKey", () => {
     expect(parseIdempotencyKey("k,")).toMatchObject({ ok: false, reason: "repeated" });
     expect(parseIdempotencyKey(", k")).toMatchObject({ ok: false, reason: "repeated" });
     expect(parseIdempotencyKey("a,b")).toEqual({ ok: true, key: "a,b" });
+  });
+});
+
+describe("idempotencyKeyFieldSchema (the OpenAPI document's description of the header)", () => {
+  const described = (value: string) => idempotencyKeyFieldSchema.safeParse(value).success;
+  const parsed = (value: string) => parseIdempotencyKey(value).ok;
+
+  it.each([
+    "8e03978e-40d5-43e8-bc93-6894a57f9324",
+    '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+    '"a\\"b"',
+    '"k";v=1',
+    '"k"; a; b=?1; c=:AQ==:; d="x y"; e=1.5; f=tok/en',
+    "a,b",
+    "x".repeat(MAX_KEY_LENGTH),
+    `"${"x".repeat(MAX_KEY_LENGTH)}"`,
+    "x".repeat(MAX_KEY_LENGTH + 1),
+    `"${"x".repeat(MAX_KEY_LENGTH + 1)}"`,
+    '""',
+    '"a b"',
+    "a, b",
+    "a,",
+    ",a",
+    '"a", "b"',
+    '"a',
+    "ключ",
+    "?1",
+    "42",
+    '"k";V=1',
+  ])("agrees with the parser on %j", (value) => {
+    expect(described(value)).toBe(parsed(value));
+  });
+
+  it("agrees with the parser on any field a client could send", () => {
+    const printable = fc.string({
+      unit: fc.constantFrom(...' !"#$%&()*+,-./09:;<=>?@AZ[\\]^_`az{|}~'.split("")),
+      maxLength: 12,
+    });
+    const quoted = printable.map((text) => `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`);
+    const withParameters = fc
+      .tuple(
+        quoted,
+        fc.array(fc.constantFrom(";a", "; b=1", ";c=?0", ';d="x"', ";E=1", ";f=1.2345"), {
+          maxLength: 3,
+        }),
+      )
+      .map(([item, parameters]) => item + parameters.join(""));
+    fc.assert(
+      fc.property(fc.oneof(printable, quoted, withParameters, fc.string()), (value) => {
+        expect(described(value.trim())).toBe(parsed(value.trim()));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -2,15 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "@/lib/db/client";
 import { serverEnv } from "@/lib/env";
 import type { LabStorm } from "@/lib/generated/prisma/client";
-import type { LabRunKind } from "@/lib/generated/prisma/enums";
+import { z } from "zod";
+import { LabRunKind, LabStrategy } from "@/lib/generated/prisma/enums";
 import { FAULT_HEADER, IDEMPOTENCY_KEY_HEADER, LAB_CRASH_HEADER } from "@/lib/http/headers";
 import { LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
-import {
-  isLabOnly,
-  LAB_STRATEGY_INFO,
-  stormSizesUpTo,
-  type LabStrategy,
-} from "@/lib/lab/strategies";
+import { isLabOnly, LAB_STRATEGY_INFO, LAB_STRATEGIES, stormSizesUpTo } from "@/lib/lab/strategies";
 import { tallyAtProvider, type ProviderTally } from "@/lib/ledger/provider-tally";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
@@ -31,42 +27,79 @@ import type { PaymentRecords } from "@/lib/payments/provider";
 export const STORM_CART = [{ sku: "mug-ceramic-350", quantity: 1 }] as const;
 const STORM_PAYMENT_METHOD = "pm_card_visa";
 
+// The report's shape as a schema: the OpenAPI document is made from it
+// (lib/openapi), and the types are read from it.
+
 /** What the browser sends, N times at once. */
-export interface StormRequest {
-  method: "POST";
-  path: string;
-  headers: Record<string, string>;
-  body: { cartId: string; items: { sku: string; quantity: number }[]; paymentMethod: string };
-}
+const stormRequestSchema = z.object({
+  method: z.literal("POST"),
+  path: z.string(),
+  headers: z.record(z.string(), z.string()),
+  body: z.object({
+    cartId: z.string(),
+    items: z.array(z.object({ sku: z.string(), quantity: z.number().int() })),
+    paymentMethod: z.string(),
+  }),
+});
+export type StormRequest = z.infer<typeof stormRequestSchema>;
 
 /** What the crash scenario needs besides the request: how to make its first send crash, and how long the key then stays in progress. */
-export interface CrashPlan {
-  /** The header that makes the first request crash right after its charge. */
-  header: { name: string; value: string };
-  /** How long a key left in progress blocks its retries; null for a strategy that keeps no such state. */
-  inFlightExpirySeconds: number | null;
-}
+const crashPlanSchema = z.object({
+  header: z
+    .object({ name: z.string(), value: z.string() })
+    .describe("The header that makes the first request crash right after its charge."),
+  inFlightExpirySeconds: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "How long a key left in progress blocks its retries; null for a strategy that keeps no such state.",
+    ),
+});
+export type CrashPlan = z.infer<typeof crashPlanSchema>;
 
-export interface StormReport {
-  object: "lab_storm";
-  id: string;
-  kind: LabRunKind;
-  strategy: LabStrategy;
-  size: number;
-  createdAt: string;
-  idempotencyKey: string | null;
-  cartId: string;
-  request: StormRequest;
-  /** The crash scenario's plan; null for a storm. */
-  crash: CrashPlan | null;
-  /** Orders written for the storm's cart, counted in our tables. */
-  orders: number;
-  /** Charges for the storm's intent, counted in the payment provider's records. */
-  provider:
-    | { available: true; charges: number; declined: number; amountCharged: number }
-    | { available: false; detail: string };
-  currency: "usd";
-}
+export const stormReportSchema = z.object({
+  object: z.literal("lab_storm"),
+  id: z.uuid(),
+  kind: z.enum(LabRunKind),
+  strategy: z.enum(LabStrategy),
+  size: z.number().int(),
+  createdAt: z.iso.datetime(),
+  idempotencyKey: z.string().nullable(),
+  cartId: z.string(),
+  request: stormRequestSchema,
+  crash: crashPlanSchema.nullable().describe("The crash scenario's plan; null for a storm."),
+  orders: z.number().int().describe("Orders written for the storm's cart, counted in our tables."),
+  provider: z
+    .discriminatedUnion("available", [
+      z.object({
+        available: z.literal(true),
+        charges: z.number().int(),
+        declined: z.number().int(),
+        amountCharged: z.number().int(),
+      }),
+      z.object({ available: z.literal(false), detail: z.string() }),
+    ])
+    .describe("Charges for the storm's intent, counted in the payment provider's records."),
+  currency: z.literal("usd"),
+});
+export type StormReport = z.infer<typeof stormReportSchema>;
+
+/** POST /api/lab/storms: a storm {strategy, size} or the crash scenario {strategy, kind: "crash"}. */
+export const newLabRunSchema = z
+  .object({
+    strategy: z.enum(LAB_STRATEGIES, {
+      error: `strategy must be one of: ${LAB_STRATEGIES.join(", ")}`,
+    }),
+    kind: z
+      .enum(["storm", "crash"], { error: "kind must be storm (the default) or crash" })
+      .default("storm"),
+    size: z.number().int("size must be a whole number").optional(),
+  })
+  .refine((run) => run.kind === "crash" || run.size !== undefined, {
+    path: ["size"],
+    message: "a storm needs a size",
+  });
 
 /** The storm sizes this server allows (LAB_MAX_STORM_SIZE). */
 export function allowedStormSizes(): number[] {

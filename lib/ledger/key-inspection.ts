@@ -1,5 +1,6 @@
 import type { Database } from "@/lib/db/client";
-import type { KeyState, RecoveryPoint } from "@/lib/generated/prisma/enums";
+import { z } from "zod";
+import { KeyState, RecoveryPoint } from "@/lib/generated/prisma/enums";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { orderLocation } from "@/lib/orders/order-view";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
@@ -21,62 +22,87 @@ import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
  * point and when it reached each, lease, expiry, fingerprint), what it
  * produced (the order, the payment rows), and what the payment provider
  * holds under the key's provider key (its PaymentIntents and their charges).
- * GET /api/keys/{key} and the key page show this.
+ * GET /api/keys/{key} and the key page show this; the OpenAPI document is
+ * made from this schema, and the type is read from it.
  */
-export interface KeyInspection {
-  object: "idempotency_key";
-  key: string;
-  state: KeyState;
-  recoveryPoint: RecoveryPoint;
-  /** When the key reached each recovery point (the database's clock); null if it has not. */
-  reached: {
-    claimed: string;
-    paymentStarted: string | null;
-    charged: string | null;
-    finished: string | null;
-  };
-  /** Who holds the key while it is in flight; null once it is complete. */
-  lease: { owner: string; expiresAt: string; expired: boolean } | null;
-  expiresAt: string;
-  fingerprint: string;
-  request: { method: string; path: string };
-  response: { status: number } | null;
-  providerKey: string;
-  /** retryAfterSeconds: the account's provider reads ran out (GET /api/keys answers 429). */
-  provider:
-    | { available: true; paymentIntents: ProviderPaymentView[] }
-    | { available: false; detail: string; retryAfterSeconds?: number };
-  order: {
-    id: string;
-    location: string;
-    amount: number;
-    currency: string;
-    createdAt: string;
-  } | null;
-  /** Our payment rows for the key: the paid one, or the decline. */
-  payments: {
-    providerPaymentId: string;
-    status: string;
-    amount: number;
-    currency: string;
-    declineCode: string | null;
-  }[];
-}
+export const providerPaymentViewSchema = z.object({
+  id: z.string(),
+  status: z.string(),
+  amount: z.number().int(),
+  currency: z.string(),
+  createdAt: z.iso.datetime(),
+  charges: z.array(
+    z.object({
+      id: z.string(),
+      status: z.string(),
+      amount: z.number().int(),
+      failureCode: z.string().nullable(),
+      createdAt: z.iso.datetime(),
+    }),
+  ),
+});
+export type ProviderPaymentView = z.infer<typeof providerPaymentViewSchema>;
 
-export interface ProviderPaymentView {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  createdAt: string;
-  charges: {
-    id: string;
-    status: string;
-    amount: number;
-    failureCode: string | null;
-    createdAt: string;
-  }[];
-}
+const timestamp = z.iso.datetime();
+
+export const keyInspectionSchema = z.object({
+  object: z.literal("idempotency_key"),
+  key: z.string(),
+  state: z.enum(KeyState),
+  recoveryPoint: z.enum(RecoveryPoint),
+  reached: z
+    .object({
+      claimed: timestamp,
+      paymentStarted: timestamp.nullable(),
+      charged: timestamp.nullable(),
+      finished: timestamp.nullable(),
+    })
+    .describe(
+      "When the key reached each recovery point (the database's clock); null if it has not.",
+    ),
+  lease: z
+    .object({ owner: z.string(), expiresAt: timestamp, expired: z.boolean() })
+    .nullable()
+    .describe("Who holds the key while it is in flight; null once it is complete."),
+  expiresAt: timestamp,
+  fingerprint: z.string(),
+  request: z.object({ method: z.string(), path: z.string() }),
+  response: z.object({ status: z.number().int() }).nullable(),
+  providerKey: z.string(),
+  provider: z
+    .discriminatedUnion("available", [
+      z.object({ available: z.literal(true), paymentIntents: z.array(providerPaymentViewSchema) }),
+      z.object({
+        available: z.literal(false),
+        detail: z.string(),
+        retryAfterSeconds: z.number().int().optional(),
+      }),
+    ])
+    .describe(
+      "What the payment provider holds under the key. retryAfterSeconds: the account's provider reads ran out (GET /api/keys answers 429).",
+    ),
+  order: z
+    .object({
+      id: z.uuid(),
+      location: z.string(),
+      amount: z.number().int(),
+      currency: z.string(),
+      createdAt: timestamp,
+    })
+    .nullable(),
+  payments: z
+    .array(
+      z.object({
+        providerPaymentId: z.string(),
+        status: z.string(),
+        amount: z.number().int(),
+        currency: z.string(),
+        declineCode: z.string().nullable(),
+      }),
+    )
+    .describe("Our payment rows for the key: the paid one, or the decline."),
+});
+export type KeyInspection = z.infer<typeof keyInspectionSchema>;
 
 interface KeyRow {
   id: string;

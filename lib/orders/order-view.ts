@@ -1,22 +1,47 @@
 import type { Order, OrderItem, Payment } from "@/lib/generated/prisma/client";
-import type { OrderSource } from "@/lib/generated/prisma/enums";
+import { z } from "zod";
+import { OrderSource, OrderStatus, PaymentStatus } from "@/lib/generated/prisma/enums";
 
-/** An order as the API shows it, in POST /api/orders and GET /api/orders/{id} alike. */
-export interface OrderView {
-  id: string;
-  object: "order";
-  status: string;
-  /** The Idempotency-Key the order was made under; null when it was made without one (the lab's broken strategy). */
-  idempotencyKey: string | null;
-  /** `checkout`, or the lab strategy (broken on purpose) that wrote it. */
-  source: OrderSource;
-  cartId: string;
-  currency: string;
-  amount: number;
-  items: { sku: string; name: string; unitAmount: number; quantity: number; amount: number }[];
-  payment: { id: string; status: string; paymentMethod: string } | null;
-  createdAt: string;
-}
+/**
+ * An order as the API shows it, in POST /api/orders and GET /api/orders/{id}
+ * alike. A schema rather than an interface: the OpenAPI document is made
+ * from it (lib/openapi), and the type is read from it, so the two cannot differ.
+ */
+export const orderViewSchema = z.object({
+  id: z.uuid(),
+  object: z.literal("order"),
+  status: z.enum(OrderStatus),
+  idempotencyKey: z
+    .string()
+    .nullable()
+    .describe(
+      "The Idempotency-Key the order was made under; null when it was made without one (the lab's broken strategy).",
+    ),
+  source: z
+    .enum(OrderSource)
+    .describe("`checkout`, or the lab strategy (broken on purpose) that wrote it."),
+  cartId: z.string(),
+  currency: z.string(),
+  amount: z.number().int().describe("The total, in the currency's minor unit (cents)."),
+  items: z.array(
+    z.object({
+      sku: z.string(),
+      name: z.string(),
+      unitAmount: z.number().int(),
+      quantity: z.number().int(),
+      amount: z.number().int(),
+    }),
+  ),
+  payment: z
+    .object({
+      id: z.string().describe("The payment provider's id of the payment."),
+      status: z.enum(PaymentStatus),
+      paymentMethod: z.string(),
+    })
+    .nullable(),
+  createdAt: z.iso.datetime(),
+});
+export type OrderView = z.infer<typeof orderViewSchema>;
 
 export type OrderWithDetails = Order & { items: OrderItem[]; payment: Payment | null };
 

@@ -42,12 +42,6 @@ export interface CorpusContext {
 export type Expected =
   /** OncePay's own problem+json. */
   | { answer: "problem"; status: number; type: string }
-  /**
-   * Node's HTTP parser refuses the request before Next.js or OncePay see
-   * it: a bare 400 without problem+json or X-Request-Id, which the app can
-   * neither shape nor prevent. Nothing can be stored, so it is still safe.
-   */
-  | { answer: "refused-by-http-parser" }
   /** Paid at the server's price: 201 with the order. */
   | { answer: "paid"; amount: number; paymentMethod?: string }
   | { answer: "options"; allow: string }
@@ -147,7 +141,10 @@ const keyInvalid = problem(400, "idempotency-key-invalid");
 const unauthenticated = problem(401, "unauthenticated");
 const crossSite = problem(403, "cross-site-request");
 const notAllowed = problem(405, "method-not-allowed");
-const parserRefuses: Expected = { answer: "refused-by-http-parser" };
+// Node's HTTP parser refuses the request before Next.js or any route sees it;
+// the server's front door answers for it (lib/http/front-door.ts), with a
+// problem type no route ever sends.
+const parserRefuses = problem(400, "malformed-request");
 const challenge: [string, RegExp] = ["www-authenticate", /^Bearer /];
 const allowOrders: [string, RegExp] = ["allow", /^GET, POST, HEAD, OPTIONS$/];
 

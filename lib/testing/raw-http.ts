@@ -1,5 +1,6 @@
 import http from "node:http";
 import net from "node:net";
+import { reportAnswer } from "@/lib/testing/answer-observers";
 
 /**
  * Plain node:http, for what fetch cannot express: header fields sent more
@@ -82,6 +83,13 @@ export async function sendOverlapping(
 
   const responses = await Promise.all(pending.map((p) => p.response));
   agent.destroy();
+  responses.forEach((response, index) =>
+    reportAnswer(baseUrl, {
+      method: requests[index]!.method,
+      path: requests[index]!.path,
+      ...response,
+    }),
+  );
   return { responses, lastSentAt };
 }
 
@@ -176,7 +184,9 @@ export async function sendWire(baseUrl: string, request: WireRequest): Promise<W
     throw new Error(
       `The server closed the connection without answering ${request.method} ${request.path}`,
     );
-  return parseResponse(received, request.method === "HEAD");
+  const response = parseResponse(received, request.method === "HEAD");
+  reportAnswer(baseUrl, { method: request.method, path: request.path, ...response });
+  return response;
 }
 
 /** The first HTTP/1.1 response in `bytes`: status line, fields, and a body framed by Content-Length, chunks, or the connection's end. */
@@ -232,9 +242,11 @@ export function postFrom(
       let body = "";
       response.setEncoding("utf8");
       response.on("data", (chunk: string) => (body += chunk));
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-      );
+      response.on("end", () => {
+        const answer = { status: response.statusCode ?? 0, headers: response.headers, body };
+        reportAnswer(url, { method: "POST", path: new URL(url).pathname, ...answer });
+        resolve(answer);
+      });
     });
     request.on("error", reject);
     request.end();

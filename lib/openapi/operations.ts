@@ -1,0 +1,355 @@
+import { LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
+import type { RequestSchemaName, ResponseSchemaName } from "@/lib/openapi/schemas";
+
+/**
+ * Every operation of the API, as data: what it takes and every answer it
+ * can give. document.ts turns this into the OpenAPI document, adding what
+ * every operation shares (the route wrapper's 500 and 503, the front door's
+ * 400, the 401 and 429 of authentication, the body reader's 400, 413 and
+ * 415); the contract tests check each real answer against the result
+ * (lib/testing/openapi-check.ts), so an answer missing here fails them.
+ */
+
+/** A response header the contract names. */
+export type ResponseHeader =
+  "Location" | "Retry-After" | "Idempotent-Replayed" | "WWW-Authenticate" | "Allow";
+
+export interface ResponseSpec {
+  description: string;
+  /** A JSON body of this schema (application/json), unless `problems` says it is a problem. */
+  body?: ResponseSchemaName;
+  /** A problem+json body: the slugs of its possible `type` URNs. */
+  problems?: readonly string[];
+  /** Prometheus's text format. */
+  text?: true;
+  required?: readonly ResponseHeader[];
+  optional?: readonly ResponseHeader[];
+}
+
+export type Responses = Partial<Record<number, ResponseSpec>>;
+
+export interface OperationSpec {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: "Checkout" | "Orders" | "Keys" | "Accounts" | "Demo" | "Lab" | "Operations" | "Contract";
+  /** Signed-in only: bearer token or the shop's session cookie (401, 403 cross-site, 429 when refused). */
+  authenticated: boolean;
+  /** How the operation reads Idempotency-Key: OncePay's rules, a lab design's own, or not at all. */
+  idempotencyKey?: "required" | "lab";
+  requestBody?: RequestSchemaName;
+  listQuery?: { defaultLimit: number; maxLimit: number };
+  pathParameter?: { name: string; description: string };
+  responses: Responses;
+}
+
+export type Method = "get" | "post" | "put";
+
+export type PathSpec = Partial<Record<Method, OperationSpec>>;
+
+const RETRY_AFTER = ["Retry-After"] as const;
+
+/** What every attempt under a key can get back besides its own result: the key's row answers. */
+const KEYED_ANSWERS: Responses = {
+  409: {
+    description:
+      "Another attempt with this key has not finished. Retry with the same key after Retry-After seconds to get its result.",
+    problems: ["request-in-progress"],
+    required: RETRY_AFTER,
+  },
+  422: {
+    description:
+      "The key was used for a different request (method, path or body), or reused after it expired for a cart whose payment the provider still remembers. Use a new key for a new request.",
+    problems: ["idempotency-key-reused", "idempotency-key-expired"],
+    optional: ["Idempotent-Replayed"],
+  },
+};
+
+const PAYMENT_ANSWERS: Responses = {
+  402: {
+    description:
+      "The card was declined and nothing was charged. The decline is the key's result: a retry with the same key replays it. Another card is a new checkout with a new key.",
+    problems: ["payment-declined"],
+    optional: ["Idempotent-Replayed"],
+  },
+  502: {
+    description: "The payment provider refused the request itself (not a decline).",
+    problems: ["dependency-rejected"],
+  },
+  503: {
+    description:
+      "The payment provider did not answer. Nothing was charged twice: retry with the same key after Retry-After seconds.",
+    problems: ["dependency-unavailable"],
+    required: RETRY_AFTER,
+  },
+};
+
+const ORDER_LIST_LIMITS = { defaultLimit: 10, maxLimit: 100 };
+
+function labDesign(operationId: string, name: string, keyed: boolean): OperationSpec {
+  return {
+    operationId,
+    tag: "Lab",
+    summary: `The lab's "${name}" checkout`,
+    description:
+      "A checkout of the strategy lab, run for comparison and switched on only with DEMO_FAULTS=on. It takes the checkout's body and answers as the checkout does, but with its own key handling: do not copy it.",
+    authenticated: true,
+    ...(keyed && { idempotencyKey: "lab" as const }),
+    requestBody: "CheckoutRequest",
+    responses: {
+      201: {
+        description: "Paid: the order (or, from a design that replays, a stored answer).",
+        body: "Order",
+        optional: ["Location", "Idempotent-Replayed"],
+      },
+      ...(keyed && {
+        400: {
+          description: "The key is missing or too long.",
+          problems: ["idempotency-key-invalid"],
+        },
+        ...KEYED_ANSWERS,
+      }),
+      ...PAYMENT_ANSWERS,
+      403: {
+        description: "This server runs without DEMO_FAULTS=on.",
+        problems: ["demo-faults-disabled"],
+      },
+      503: {
+        description:
+          "The design's key store or the payment provider did not answer. Retry after Retry-After seconds.",
+        problems: ["dependency-unavailable"],
+        required: RETRY_AFTER,
+      },
+    },
+  };
+}
+
+const labPath = (strategy: keyof typeof LAB_STRATEGY_INFO) => LAB_STRATEGY_INFO[strategy].endpoint;
+
+export const PATHS: Record<string, PathSpec> = {
+  "/api/orders": {
+    post: {
+      operationId: "createOrder",
+      tag: "Checkout",
+      summary: "Check out a cart, exactly once",
+      description:
+        "Prices the cart from the catalog and charges it once per Idempotency-Key. Send the same key with every retry of one purchase: the first attempt to claim the key charges; a retry after it finished gets its answer again (the same status and body, with Idempotent-Replayed: true); a retry while it runs gets 409 with Retry-After.",
+      authenticated: true,
+      idempotencyKey: "required",
+      requestBody: "CheckoutRequest",
+      responses: {
+        201: {
+          description: "Paid: the order. A replay of it carries Idempotent-Replayed: true.",
+          body: "Order",
+          required: ["Location"],
+          optional: ["Idempotent-Replayed"],
+        },
+        400: {
+          description: "Idempotency-Key missing, malformed or sent more than once.",
+          problems: [
+            "idempotency-key-missing",
+            "idempotency-key-invalid",
+            "idempotency-key-repeated",
+          ],
+        },
+        ...KEYED_ANSWERS,
+        ...PAYMENT_ANSWERS,
+      },
+    },
+    get: {
+      operationId: "listOrders",
+      tag: "Orders",
+      summary: "This account's orders, newest first",
+      authenticated: true,
+      listQuery: ORDER_LIST_LIMITS,
+      responses: {
+        200: { description: "A page of orders.", body: "OrderList" },
+        400: {
+          description: "An unknown, repeated or invalid query parameter.",
+          problems: ["invalid-query"],
+        },
+      },
+    },
+  },
+  "/api/orders/{id}": {
+    get: {
+      operationId: "getOrder",
+      tag: "Orders",
+      summary: "One of this account's orders",
+      authenticated: true,
+      pathParameter: { name: "id", description: "The order's id." },
+      responses: {
+        200: { description: "The order.", body: "Order" },
+        404: {
+          description: "No such order for this account (another account's order looks the same).",
+          problems: ["order-not-found"],
+        },
+      },
+    },
+  },
+  "/api/keys/{key}": {
+    get: {
+      operationId: "getIdempotencyKey",
+      tag: "Keys",
+      summary: "One of this account's Idempotency-Keys, inspected",
+      description:
+        "The key's row (state, recovery point, lease, expiry), what it produced, and what the payment provider holds under it.",
+      authenticated: true,
+      pathParameter: {
+        name: "key",
+        description: "The Idempotency-Key, percent-encoded as any path segment.",
+      },
+      responses: {
+        200: { description: "The key.", body: "IdempotencyKey" },
+        404: {
+          description: "No such key for this account, or it expired and was deleted.",
+          problems: ["idempotency-key-not-found"],
+        },
+      },
+    },
+  },
+  "/api/accounts": {
+    post: {
+      operationId: "createAccount",
+      tag: "Accounts",
+      summary: "A demo account for API clients",
+      description: "The bearer token is shown once; only its hash is kept.",
+      authenticated: false,
+      responses: {
+        201: { description: "The account and its token.", body: "Account" },
+        429: {
+          description: "This address created too many accounts in the window.",
+          problems: ["rate-limited"],
+          required: RETRY_AFTER,
+        },
+      },
+    },
+  },
+  "/api/products": {
+    get: {
+      operationId: "listProducts",
+      tag: "Orders",
+      summary: "The catalog the server prices carts from",
+      authenticated: false,
+      responses: { 200: { description: "Every product.", body: "ProductList" } },
+    },
+  },
+  "/api/demo/settings": {
+    get: {
+      operationId: "getDemoSettings",
+      tag: "Demo",
+      summary: "This account's demo faults",
+      authenticated: true,
+      responses: { 200: { description: "The settings.", body: "DemoSettings" } },
+    },
+    put: {
+      operationId: "putDemoSettings",
+      tag: "Demo",
+      summary: "Switch this account's demo faults",
+      authenticated: true,
+      requestBody: "DemoSettingsRequest",
+      responses: {
+        200: { description: "The settings now.", body: "DemoSettings" },
+        403: {
+          description: "This server runs without DEMO_FAULTS=on.",
+          problems: ["demo-faults-disabled"],
+        },
+      },
+    },
+  },
+  "/api/lab/storms": {
+    post: {
+      operationId: "startLabRun",
+      tag: "Lab",
+      summary: "Start a storm or a crash run of the strategy lab",
+      authenticated: true,
+      requestBody: "LabRunRequest",
+      responses: {
+        201: {
+          description: "The run, with what to send.",
+          body: "LabStorm",
+          required: ["Location"],
+        },
+        403: {
+          description: "This server runs without DEMO_FAULTS=on.",
+          problems: ["demo-faults-disabled"],
+        },
+      },
+    },
+    get: {
+      operationId: "listLabRuns",
+      tag: "Lab",
+      summary: "The latest lab runs, newest first, each with its report",
+      authenticated: true,
+      responses: { 200: { description: "The runs.", body: "LabStormList" } },
+    },
+  },
+  "/api/lab/storms/{id}": {
+    get: {
+      operationId: "getLabRun",
+      tag: "Lab",
+      summary: "One lab run's report",
+      authenticated: true,
+      pathParameter: { name: "id", description: "The run's id." },
+      responses: {
+        200: { description: "The report.", body: "LabStorm" },
+        404: { description: "No such run for this account.", problems: ["lab-storm-not-found"] },
+      },
+    },
+  },
+  [labPath("no_key")]: { post: labDesign("labNoKeyCheckout", "No key", false) },
+  [labPath("check_then_insert")]: {
+    post: labDesign("labCheckThenInsertCheckout", "Check, then insert", true),
+  },
+  [labPath("claim_after_charge")]: {
+    post: labDesign("labClaimAfterChargeCheckout", "Claim after the charge", true),
+  },
+  [labPath("dynamodb_key_store")]: {
+    post: labDesign("labDynamoDbCheckout", "Key store on DynamoDB", true),
+  },
+  [labPath("redis_key_store")]: { post: labDesign("labRedisCheckout", "Key store on Redis", true) },
+  [labPath("powertools")]: { post: labDesign("labPowertoolsCheckout", "Powertools", true) },
+  "/api/health": {
+    get: {
+      operationId: "health",
+      tag: "Operations",
+      summary: "The process is up",
+      authenticated: false,
+      responses: { 200: { description: "Up.", body: "Health" } },
+    },
+  },
+  "/api/ready": {
+    get: {
+      operationId: "ready",
+      tag: "Operations",
+      summary: "The instance can serve (its database answers)",
+      authenticated: false,
+      responses: {
+        200: { description: "Ready.", body: "Ready" },
+        503: {
+          description: "Not ready: its database does not answer. Retry after Retry-After seconds.",
+          problems: ["not-ready"],
+          required: RETRY_AFTER,
+        },
+      },
+    },
+  },
+  "/api/metrics": {
+    get: {
+      operationId: "metrics",
+      tag: "Operations",
+      summary: "This instance's metrics, in Prometheus's text format",
+      authenticated: false,
+      responses: { 200: { description: "The metrics.", text: true } },
+    },
+  },
+  "/api/openapi.json": {
+    get: {
+      operationId: "openApiDocument",
+      tag: "Contract",
+      summary: "This document",
+      authenticated: false,
+      responses: { 200: { description: "The OpenAPI document." } },
+    },
+  },
+};
