@@ -6,7 +6,8 @@ import { chooseStormSize } from "./lab-page";
 /**
  * Every page, with content on it, checked by axe against WCAG 2.2 AA at a
  * laptop's and a phone's width: the shop (empty, declined, paid), the lab
- * after a storm, the ledger with orders, and the key inspector of a real key.
+ * after a storm, the ledger with orders, the key inspector of a real key,
+ * and the API reference.
  */
 test.afterAll(closeDatabase);
 
@@ -77,6 +78,10 @@ for (const { width, height, name } of [
     await page.goto(`/keys/${encodeURIComponent(key)}`);
     await expect(page.getByTestId("key-state")).toHaveAttribute("data-state", "complete");
     await expectNoViolations(page, "the key inspector");
+
+    await page.goto("/docs/api");
+    await expect(page.getByTestId("api-operation").first()).toBeVisible();
+    await expectNoViolations(page, "the API reference");
 
     await page.goto("/lab");
     await chooseStormSize(page, 2);

@@ -3,12 +3,13 @@ import { LogoMark } from "@/components/ui/Logo";
 import { BagIcon } from "@/components/ui/icons";
 
 /** The page the header is on, marked in its navigation. */
-export type SitePage = "shop" | "lab" | "orders" | "key";
+export type SitePage = "shop" | "lab" | "orders" | "key" | "api";
 
 const NAV: { page: SitePage; href: string; label: string }[] = [
   { page: "shop", href: "/#products", label: "Shop" },
   { page: "lab", href: "/lab", label: "Strategy lab" },
   { page: "orders", href: "/orders", label: "Orders" },
+  { page: "api", href: "/docs/api", label: "API" },
 ];
 
 export function SiteHeader({
@@ -41,13 +42,13 @@ export function SiteHeader({
             </span>
           </Link>
           <nav aria-label="Main">
-            <ul className="flex flex-wrap items-center gap-1 text-sm font-medium">
+            <ul className="flex flex-wrap items-center gap-0.5 text-sm font-medium sm:gap-1">
               {NAV.map(({ page, href, label }) => (
                 <li key={page}>
                   <Link
                     href={href}
                     aria-current={current === page ? "page" : undefined}
-                    className={`rounded-full px-3 py-2 text-espresso hover:bg-oat ${current === page ? "bg-oat font-semibold" : ""}`}
+                    className={`rounded-full px-2 py-2 text-espresso hover:bg-oat sm:px-3 ${current === page ? "bg-oat font-semibold" : ""}`}
                   >
                     {label}
                   </Link>
@@ -56,7 +57,7 @@ export function SiteHeader({
               <li>
                 <Link
                   href="/#cart"
-                  className="inline-flex items-center gap-1.5 rounded-full bg-white px-3.5 py-2 text-espresso ring-1 ring-sand hover:bg-oat"
+                  className="inline-flex items-center gap-1.5 rounded-full bg-white px-3 py-2 text-espresso ring-1 ring-sand hover:bg-oat"
                 >
                   <BagIcon width={16} height={16} />
                   Cart

@@ -1,15 +1,25 @@
 import { serverEnv } from "@/lib/env";
 import { jsonResponse } from "@/lib/http/json";
-import { openApiDocument } from "@/lib/openapi/document";
+import { openApiDocument, type JsonObject, type KeyPolicy } from "@/lib/openapi/document";
 
-let document: unknown;
+let document: JsonObject | undefined;
+
+/** This server's key retention and lease, as its document and its reference page state them. */
+export function serverKeyPolicy(): KeyPolicy {
+  const env = serverEnv();
+  return {
+    retentionSeconds: env.IDEMPOTENCY_TTL_SECONDS,
+    leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
+  };
+}
+
+/** The document this server publishes: made once, since nothing in it changes while it runs. */
+export function publishedOpenApiDocument(): JsonObject {
+  document ??= openApiDocument(serverKeyPolicy());
+  return document;
+}
 
 /** GET /api/openapi.json: the API's OpenAPI 3.1 document, with this server's key retention and lease. */
 export async function getOpenApiDocument(): Promise<Response> {
-  const env = serverEnv();
-  document ??= openApiDocument({
-    retentionSeconds: env.IDEMPOTENCY_TTL_SECONDS,
-    leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
-  });
-  return jsonResponse(200, document, { "Cache-Control": "public, max-age=300" });
+  return jsonResponse(200, publishedOpenApiDocument(), { "Cache-Control": "public, max-age=300" });
 }

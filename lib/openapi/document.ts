@@ -11,6 +11,7 @@ import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 import { REQUEST_PROBLEMS } from "@/lib/http/request-problems";
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
 import { idempotencyKeyFieldSchema, MAX_KEY_LENGTH } from "@/lib/idempotency/key";
+import { duration } from "@/lib/openapi/duration";
 import {
   PATHS,
   type OperationSpec,
@@ -245,12 +246,6 @@ function keyParameter(operation: OperationSpec, policy: KeyPolicy): JsonObject[]
 /** The key policy in words, as the operation's key parameter and the reference page state it. */
 export function keyPolicyText(policy: KeyPolicy): string {
   return `The server keeps each key, with the answer it produced, for ${duration(policy.retentionSeconds)} after its first request; a retry within that time gets that answer again, and after it the key is forgotten. An attempt holds its key for a lease of ${duration(policy.leaseSeconds)}: a retry while the lease runs gets 409 with Retry-After; a retry after an attempt died with its lease run out takes the key over and finishes the purchase, never charging twice. A key belongs to the account that sent it, and is bound to the request's method, path and body.`;
-}
-
-function duration(seconds: number): string {
-  if (seconds % 3600 === 0) return `${seconds / 3600} hour${seconds === 3600 ? "" : "s"}`;
-  if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? "" : "s"}`;
-  return `${seconds} s`;
 }
 
 function queryParameters(limits: NonNullable<OperationSpec["listQuery"]>): JsonObject[] {

@@ -1,0 +1,122 @@
+import type { Metadata } from "next";
+import { connection } from "next/server";
+import { ApiContents } from "@/components/docs/ApiContents";
+import { CheckoutRules } from "@/components/docs/CheckoutRules";
+import { OperationArticle } from "@/components/docs/OperationArticle";
+import { Prose } from "@/components/docs/Prose";
+import { SchemaArticle } from "@/components/docs/SchemaArticle";
+import { SiteFooter } from "@/components/shop/SiteFooter";
+import { SiteHeader } from "@/components/shop/SiteHeader";
+import { publishedOpenApiDocument, serverKeyPolicy } from "@/lib/api/openapi";
+import { apiReferenceView } from "@/lib/pages/api-reference";
+
+export const metadata: Metadata = { title: "API reference · OncePay Coffee Supply" };
+
+// Per request: the page carries its CSP nonce (proxy.ts).
+export default async function ApiReferencePage() {
+  await connection();
+  const view = apiReferenceView(publishedOpenApiDocument(), serverKeyPolicy());
+  return (
+    <>
+      <SiteHeader current="api" skipTo={{ href: "#reference", label: "Skip to the reference" }} />
+      <main
+        id="reference"
+        className="mx-auto max-w-7xl px-4 pb-16 pt-6 sm:px-6 lg:grid lg:grid-cols-[15rem_1fr] lg:gap-10 lg:px-8"
+      >
+        <aside className="hidden lg:block">
+          <div className="sticky top-6 max-h-[calc(100dvh-3rem)] overflow-y-auto pr-2">
+            <ApiContents view={view} />
+          </div>
+        </aside>
+        <div className="min-w-0">
+          <p className="text-xs font-semibold uppercase tracking-[0.16em] text-clay">
+            API reference
+          </p>
+          <h1 className="mt-1 font-display text-3xl font-semibold text-espresso sm:text-4xl">
+            {view.title}
+          </h1>
+          <p className="mt-2 max-w-3xl text-lg leading-relaxed text-espresso">{view.summary}</p>
+          <p className="mt-4">
+            <a
+              href="/api/openapi.json"
+              className="inline-flex items-center rounded-full bg-roast px-4 py-2 text-sm font-semibold text-cream hover:bg-espresso"
+              data-testid="openapi-link"
+            >
+              The OpenAPI 3.1 document
+            </a>
+          </p>
+
+          <section id="checkout-rules" aria-labelledby="checkout-rules-title" className="mt-10">
+            <h2
+              id="checkout-rules-title"
+              className="font-display text-2xl font-semibold text-espresso"
+            >
+              Checkout rules: retries and the Idempotency-Key
+            </h2>
+            <p className="mt-1 max-w-3xl text-mocha">
+              How a client of <code className="font-mono text-espresso">POST /api/orders</code> pays
+              exactly once, however often it has to ask.
+            </p>
+            <div className="mt-4">
+              <CheckoutRules rules={view.rules} checkoutId={view.checkout.id} />
+            </div>
+          </section>
+
+          <section id="conventions" aria-labelledby="conventions-title" className="mt-12">
+            <h2
+              id="conventions-title"
+              className="font-display text-2xl font-semibold text-espresso"
+            >
+              What every answer shares
+            </h2>
+            <p className="mt-2 max-w-3xl leading-relaxed text-mocha">
+              <Prose text={view.description} />
+            </p>
+            <p className="mt-2 max-w-3xl leading-relaxed text-mocha">
+              Every path also answers OPTIONS (204 with Allow), and 405 with Allow to a method it
+              does not serve; HEAD answers as GET does, without the body.
+            </p>
+          </section>
+
+          {view.groups.map((group) => (
+            <section
+              key={group.tag}
+              id={`group-${group.tag}`}
+              aria-labelledby={`group-${group.tag}-title`}
+              className="mt-12 scroll-mt-6"
+            >
+              <h2
+                id={`group-${group.tag}-title`}
+                className="font-display text-2xl font-semibold text-espresso"
+              >
+                {group.tag}
+              </h2>
+              <p className="mt-1 text-mocha">{group.description}</p>
+              <div className="mt-4 space-y-6">
+                {group.operations.map((operation) => (
+                  <OperationArticle key={operation.id} operation={operation} />
+                ))}
+              </div>
+            </section>
+          ))}
+
+          <section id="schemas" aria-labelledby="schemas-title" className="mt-12 scroll-mt-6">
+            <h2 id="schemas-title" className="font-display text-2xl font-semibold text-espresso">
+              Schemas
+            </h2>
+            <p className="mt-1 max-w-3xl text-mocha">
+              The bodies the API reads and writes, made from the same schemas its code parses
+              requests with.
+            </p>
+            <div className="mt-4 space-y-6">
+              {view.schemas.map((schema) => (
+                <SchemaArticle key={schema.name} schema={schema} />
+              ))}
+            </div>
+          </section>
+        </div>
+      </main>
+      <SiteFooter />
+    </>
+  );
+}

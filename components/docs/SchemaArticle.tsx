@@ -1,0 +1,29 @@
+import type { SchemaEntry } from "@/lib/pages/api-reference";
+import { FieldList } from "./FieldList";
+
+/** One component schema of the document, its fields listed. */
+export function SchemaArticle({ schema }: { schema: SchemaEntry }) {
+  return (
+    <article
+      id={`schema-${schema.name}`}
+      aria-labelledby={`schema-${schema.name}-title`}
+      className="scroll-mt-6"
+      data-testid="api-schema"
+      data-schema={schema.name}
+    >
+      <h3
+        id={`schema-${schema.name}-title`}
+        className="font-mono text-base font-semibold text-espresso"
+      >
+        {schema.name}
+      </h3>
+      <div className="mt-2">
+        {schema.fields.length > 0 ? (
+          <FieldList label={`Fields of ${schema.name}`} fields={schema.fields} />
+        ) : (
+          <p className="text-sm text-mocha">{schema.type}</p>
+        )}
+      </div>
+    </article>
+  );
+}

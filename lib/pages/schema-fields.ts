@@ -1,0 +1,123 @@
+import { COMPONENT_SCHEMA_PREFIX } from "@/lib/openapi/document";
+
+/**
+ * A JSON Schema, as the OpenAPI document carries it, read into the rows of
+ * a field table: each field's path (`items[].sku`), its type in words, and
+ * whether it is required. Only what z.toJSONSchema writes is read.
+ */
+
+export interface JsonSchema {
+  $ref?: string;
+  type?: string | string[];
+  format?: string;
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  additionalProperties?: JsonSchema | boolean;
+}
+
+export interface FieldRow {
+  /** Dotted, with `[]` for an array's items: `items[].quantity`. */
+  path: string;
+  type: string;
+  required: boolean;
+  description?: string;
+}
+
+// Deeper fields are named by their parent's row, not listed.
+const MAX_DEPTH = 3;
+
+export function schemaName(ref: string): string {
+  return ref.startsWith(COMPONENT_SCHEMA_PREFIX) ? ref.slice(COMPONENT_SCHEMA_PREFIX.length) : ref;
+}
+
+/** The type of a schema in a few words: `string (uuid)`, `integer, 1 to 99`, `"a" or "b"`, `Order or null`. */
+export function typeInWords(schema: JsonSchema): string {
+  if (schema.$ref) return schemaName(schema.$ref);
+  if (schema.anyOf) return schema.anyOf.map(typeInWords).join(" or ");
+  if (schema.const !== undefined) return JSON.stringify(schema.const);
+  if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" or ");
+  const type = Array.isArray(schema.type) ? schema.type.join(" or ") : (schema.type ?? "any");
+  if (type === "array") {
+    const items = schema.items ? typeInWords(schema.items) : "any";
+    return `array of ${items}${bounds(schema.minItems, schema.maxItems, "item")}`;
+  }
+  if (type === "string") {
+    const format = schema.format ? ` (${schema.format})` : "";
+    return `string${format}${bounds(schema.minLength, schema.maxLength, "character")}`;
+  }
+  if (type === "integer" || type === "number") return `${type}${range(schema)}`;
+  return type;
+}
+
+function bounds(min: number | undefined, max: number | undefined, unit: string): string {
+  if (min !== undefined && max !== undefined) return `, ${min} to ${max} ${unit}s`;
+  if (max !== undefined) return `, at most ${max} ${unit}s`;
+  if (min !== undefined && min > 0) return `, at least ${min} ${unit}${min === 1 ? "" : "s"}`;
+  return "";
+}
+
+function range(schema: JsonSchema): string {
+  // zod bounds every int by the safe integers: not a limit worth saying.
+  const min = schema.minimum === Number.MIN_SAFE_INTEGER ? undefined : schema.minimum;
+  const max = schema.maximum === Number.MAX_SAFE_INTEGER ? undefined : schema.maximum;
+  if (min !== undefined && max !== undefined) return `, ${min} to ${max}`;
+  if (min !== undefined) return `, at least ${min}`;
+  if (max !== undefined) return `, at most ${max}`;
+  return "";
+}
+
+/** The object inside a schema whose fields are worth listing: itself, an array's items, or the non-null branch. */
+function objectWithin(schema: JsonSchema): { object: JsonSchema; suffix: string } | undefined {
+  if (schema.properties) return { object: schema, suffix: "" };
+  if (schema.items?.properties) return { object: schema.items, suffix: "[]" };
+  const branch = schema.anyOf?.find((option) => option.properties);
+  return branch ? { object: branch, suffix: "" } : undefined;
+}
+
+/** Every field of an object schema, nested fields after their parent. */
+export function fieldRows(schema: JsonSchema, prefix = "", depth = 1): FieldRow[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).flatMap(([name, field]) => {
+    const path = `${prefix}${name}`;
+    const row: FieldRow = {
+      path,
+      type: rowType(field),
+      required: required.has(name),
+      ...(describe(field) && { description: describe(field) }),
+    };
+    const inner = depth < MAX_DEPTH ? objectWithin(field) : undefined;
+    return inner ? [row, ...fieldRows(inner.object, `${path}${inner.suffix}.`, depth + 1)] : [row];
+  });
+}
+
+/** A field whose object is listed below it is an `object`, not its shape again. */
+function rowType(field: JsonSchema): string {
+  if (field.properties) return "object";
+  if (field.items?.properties)
+    return `array of objects${bounds(field.minItems, field.maxItems, "item")}`;
+  if (field.anyOf?.some((option) => option.properties))
+    return field.anyOf
+      .map((option) => (option.properties ? "object" : typeInWords(option)))
+      .join(" or ");
+  return typeInWords(field);
+}
+
+function describe(field: JsonSchema): string | undefined {
+  const notes = [
+    field.description,
+    field.default !== undefined ? `Default: ${JSON.stringify(field.default)}.` : undefined,
+  ].filter(Boolean);
+  return notes.length > 0 ? notes.join(" ") : undefined;
+}
