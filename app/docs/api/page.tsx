@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { connection } from "next/server";
 import { ApiContents } from "@/components/docs/ApiContents";
 import { CheckoutRules } from "@/components/docs/CheckoutRules";
+import { DocsSection } from "@/components/docs/DocsSection";
 import { OperationArticle } from "@/components/docs/OperationArticle";
 import { Prose } from "@/components/docs/Prose";
 import { SchemaArticle } from "@/components/docs/SchemaArticle";
@@ -46,74 +47,56 @@ export default async function ApiReferencePage() {
             </a>
           </p>
 
-          <section id="checkout-rules" aria-labelledby="checkout-rules-title" className="mt-10">
-            <h2
-              id="checkout-rules-title"
-              className="font-display text-2xl font-semibold text-espresso"
-            >
-              Checkout rules: retries and the Idempotency-Key
-            </h2>
-            <p className="mt-1 max-w-3xl text-mocha">
-              How a client of <code className="font-mono text-espresso">POST /api/orders</code> pays
-              exactly once, however often it has to ask.
-            </p>
-            <div className="mt-4">
-              <CheckoutRules rules={view.rules} checkoutId={view.checkout.id} />
-            </div>
-          </section>
+          <DocsSection
+            id="checkout-rules"
+            title="Checkout rules: retries and the Idempotency-Key"
+            intro={
+              <>
+                How a client of <code className="font-mono text-espresso">POST /api/orders</code>{" "}
+                pays exactly once, however often it has to ask.
+              </>
+            }
+          >
+            <CheckoutRules rules={view.rules} checkoutId={view.checkout.id} />
+          </DocsSection>
 
-          <section id="conventions" aria-labelledby="conventions-title" className="mt-12">
-            <h2
-              id="conventions-title"
-              className="font-display text-2xl font-semibold text-espresso"
-            >
-              What every answer shares
-            </h2>
-            <p className="mt-2 max-w-3xl leading-relaxed text-mocha">
-              <Prose text={view.description} />
-            </p>
-            <p className="mt-2 max-w-3xl leading-relaxed text-mocha">
+          <DocsSection
+            id="conventions"
+            title="What every answer shares"
+            intro={<Prose text={view.description} />}
+          >
+            <p className="max-w-3xl leading-relaxed text-mocha">
               Every path also answers OPTIONS (204 with Allow), and 405 with Allow to a method it
               does not serve; HEAD answers as GET does, without the body.
             </p>
-          </section>
+          </DocsSection>
 
           {view.groups.map((group) => (
-            <section
+            <DocsSection
               key={group.tag}
               id={`group-${group.tag}`}
-              aria-labelledby={`group-${group.tag}-title`}
-              className="mt-12 scroll-mt-6"
+              title={group.tag}
+              intro={group.description}
             >
-              <h2
-                id={`group-${group.tag}-title`}
-                className="font-display text-2xl font-semibold text-espresso"
-              >
-                {group.tag}
-              </h2>
-              <p className="mt-1 text-mocha">{group.description}</p>
-              <div className="mt-4 space-y-6">
+              <div className="space-y-6">
                 {group.operations.map((operation) => (
                   <OperationArticle key={operation.id} operation={operation} />
                 ))}
               </div>
-            </section>
+            </DocsSection>
           ))}
 
-          <section id="schemas" aria-labelledby="schemas-title" className="mt-12 scroll-mt-6">
-            <h2 id="schemas-title" className="font-display text-2xl font-semibold text-espresso">
-              Schemas
-            </h2>
-            <p className="mt-1 max-w-3xl text-mocha">
-              The bodies the API reads and writes, made from the same schemas its code parses
-              requests with.
-            </p>
-            <div className="mt-4 space-y-6">
+          <DocsSection
+            id="schemas"
+            title="Schemas"
+            intro="The bodies the API reads and writes, made from the same schemas its code parses requests with."
+          >
+            <div className="space-y-6">
               {view.schemas.map((schema) => (
                 <SchemaArticle key={schema.name} schema={schema} />
               ))}
             </div>
-          </section>
+          </DocsSection>
         </div>
       </main>
       <SiteFooter />
