@@ -4,8 +4,8 @@ import { openApiDocument, type JsonObject, type KeyPolicy } from "@/lib/openapi/
 
 let document: JsonObject | undefined;
 
-/** This server's key retention and lease, as its document and its reference page state them. */
-export function serverKeyPolicy(): KeyPolicy {
+/** This server's key retention and lease, as its document states them. */
+function serverKeyPolicy(): KeyPolicy {
   const env = serverEnv();
   return {
     retentionSeconds: env.IDEMPOTENCY_TTL_SECONDS,

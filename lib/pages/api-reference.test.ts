@@ -6,7 +6,7 @@ import { apiReferenceView, CHECKOUT_OPERATION_ID } from "@/lib/pages/api-referen
 
 const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30 };
 const document = openApiDocument(policy);
-const view = apiReferenceView(document, policy);
+const view = apiReferenceView(document);
 const operations = view.groups.flatMap((group) => group.operations);
 
 type Paths = Record<string, Record<string, { responses: Record<string, unknown> }>>;
@@ -75,7 +75,7 @@ describe("the API reference page's view of the OpenAPI document", () => {
 
   it("states this server's retention and lease, in the rules and the introduction alike", () => {
     const other = { retentionSeconds: 2 * 3600, leaseSeconds: 45 };
-    const otherView = apiReferenceView(openApiDocument(other), other);
+    const otherView = apiReferenceView(openApiDocument(other));
     const rulesText = (rules: typeof view.rules) =>
       rules.map((rule) => `${rule.title} ${rule.text}`).join(" ");
     expect(rulesText(otherView.rules)).toContain("kept for 2 hours");

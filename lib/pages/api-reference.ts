@@ -88,6 +88,8 @@ interface OpenApiOperation {
   }[];
   requestBody?: { content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, OpenApiResponse>;
+  /** The key policy, on the operations that take OncePay's Idempotency-Key. */
+  "x-idempotency-key"?: KeyPolicy;
 }
 
 interface OpenApiResponse {
@@ -102,9 +104,13 @@ const NOT_LISTED_TAG = "Not served";
 const NOT_LISTED_METHODS = new Set(["head", "options"]);
 
 export const CHECKOUT_OPERATION_ID = "createOrder";
+const CHECKOUT_PATH = "/api/orders";
+const CHECKOUT_METHOD = "post";
 
-export function apiReferenceView(published: JsonObject, policy: KeyPolicy): ApiReferenceView {
+export function apiReferenceView(published: JsonObject): ApiReferenceView {
   const document = published as unknown as OpenApiDocument;
+  const policy = document.paths[CHECKOUT_PATH]?.[CHECKOUT_METHOD]?.["x-idempotency-key"];
+  if (!policy) throw new Error(`The OpenAPI document states no key policy for ${CHECKOUT_PATH}.`);
   const operations = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(

@@ -8,7 +8,7 @@ import { Prose } from "@/components/docs/Prose";
 import { SchemaArticle } from "@/components/docs/SchemaArticle";
 import { SiteFooter } from "@/components/shop/SiteFooter";
 import { SiteHeader } from "@/components/shop/SiteHeader";
-import { publishedOpenApiDocument, serverKeyPolicy } from "@/lib/api/openapi";
+import { publishedOpenApiDocument } from "@/lib/api/openapi";
 import { apiReferenceView } from "@/lib/pages/api-reference";
 
 export const metadata: Metadata = { title: "API reference · OncePay Coffee Supply" };
@@ -16,7 +16,7 @@ export const metadata: Metadata = { title: "API reference · OncePay Coffee Supp
 // Per request: the page carries its CSP nonce (proxy.ts).
 export default async function ApiReferencePage() {
   await connection();
-  const view = apiReferenceView(publishedOpenApiDocument(), serverKeyPolicy());
+  const view = apiReferenceView(publishedOpenApiDocument());
   return (
     <>
       <SiteHeader current="api" skipTo={{ href: "#reference", label: "Skip to the reference" }} />
