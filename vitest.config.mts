@@ -16,9 +16,6 @@ export default defineConfig({
     // time keeps row counts per test meaningful and the output readable.
     fileParallelism: false,
     testTimeout: 30_000,
-    // The AWS SDK's notice that its releases after January 2027 need Node 22
-    // (ours is pinned; see scripts/launch.mts): noise in every test's output.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
     hookTimeout: 120_000,
   },
 });

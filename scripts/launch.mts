@@ -110,9 +110,6 @@ const child = spawn(process.execPath, serverArgs, {
     ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
     DEMO_FAULTS: demoFaults,
     SESSION_SECRET: sessionSecret,
-    // The AWS SDK (the lab's DynamoDB) warns once that its releases after
-    // January 2027 need Node 22; ours is pinned and runs on Node 20.19+.
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),
     ...payments.env,
     [LAUNCHER_PID_ENV]: String(process.pid),
