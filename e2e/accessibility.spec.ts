@@ -58,13 +58,13 @@ for (const { width, height, name } of [
 
     await page.getByRole("button", { name: "Add Paper Filters to cart" }).click();
     await page.getByLabel(/payment method/i).selectOption("pm_card_chargeDeclined");
-    await page.getByRole("button", { name: /^Pay/ }).click();
+    await page.getByTestId("pay-button").click();
     await expect(page.getByTestId("checkout-alert")).toBeVisible();
     await expectNoViolations(page, "the shop, card declined");
     await screenshot(page, testInfo.outputPath(`declined-${name}.png`));
 
     await page.getByLabel(/payment method/i).selectOption("pm_card_visa");
-    await page.getByRole("button", { name: /^Pay/ }).click();
+    await page.getByTestId("pay-button").click();
     await expect(page.getByTestId("order-confirmation")).toBeVisible();
     const key = (await page.getByTestId("timeline-key").textContent())!.trim();
     expect(await ordersOf(await accountIdOf(context))).toHaveLength(1);

@@ -91,7 +91,7 @@ for (const { width, height } of [
     await tabTo(page, method);
     await page.keyboard.press("ArrowDown");
     await expect(method).toHaveValue("pm_card_mastercard");
-    await tabTo(page, page.getByRole("button", { name: /^Pay/ }));
+    await tabTo(page, page.getByTestId("pay-button"));
     await page.keyboard.press("Enter");
 
     const confirmation = page.getByTestId("order-confirmation");
@@ -141,7 +141,7 @@ test("keyboard only: a declined card is announced as an alert that takes the foc
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("ArrowDown");
   await expect(method).toHaveValue("pm_card_chargeDeclined");
-  await tabTo(page, page.getByRole("button", { name: /^Pay/ }));
+  await tabTo(page, page.getByTestId("pay-button"));
   await page.keyboard.press("Enter");
 
   const alert = page.getByRole("alert").filter({ hasText: "Your cart is saved." });
@@ -161,7 +161,7 @@ test("keyboard only: a declined card is announced as an alert that takes the foc
   await page.keyboard.press("ArrowUp");
   await page.keyboard.press("ArrowUp");
   await expect(method).toHaveValue("pm_card_visa");
-  await tabTo(page, page.getByRole("button", { name: /^Pay/ }));
+  await tabTo(page, page.getByTestId("pay-button"));
   await page.keyboard.press("Enter");
 
   await expect(page.getByTestId("order-confirmation")).toBeVisible();

@@ -121,7 +121,7 @@ export function DemoPanel({ demo, paying }: DemoPanelProps) {
           {applying
             ? "Applying the scenario…"
             : armed
-              ? `Armed: ${scenario.label}. ${paying ? "Running now." : "Press Pay to run it."}`
+              ? `Armed: ${scenario.label}. ${paying ? "Running now: follow it at the checkout." : "Press Pay to run it."}`
               : (notice ?? "No scenario armed: Pay runs the normal checkout.")}
         </p>
         {armed && (
@@ -130,15 +130,6 @@ export function DemoPanel({ demo, paying }: DemoPanelProps) {
           </p>
         )}
         {armed && notice && <p className="mt-1 text-berry">{notice}</p>}
-        {scenario.id === "reload" && paying && (
-          <button
-            type="button"
-            onClick={() => window.location.reload()}
-            className="mt-3 inline-flex items-center gap-2 rounded-full bg-roast px-4 py-2 text-sm font-semibold text-cream hover:bg-espresso"
-          >
-            <RepeatIcon width={16} height={16} /> Reload the page now
-          </button>
-        )}
       </div>
     </section>
   );

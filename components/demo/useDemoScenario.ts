@@ -100,14 +100,19 @@ export function useDemoScenario() {
 
   async function arm(id: DemoScenarioId, delayMs: number) {
     const scenario = demoScenario(id);
-    const faults = scenario.faults(delayMs);
+    // A scenario that can run without the server's help (the double-click)
+    // asks for none where the server allows no faults.
+    const faults =
+      scenario.needsServerFaults || availability.kind !== "unavailable"
+        ? scenario.faults(delayMs)
+        : NO_FAULTS;
     // The choice shows at once; Pay waits ("applying") until the server has it.
     setScenarioId(id);
     setApplying(true);
     setNotice(null);
     try {
       const needsChange = hasFaults(faults) || hasFaults(serverFaults);
-      if (needsChange && !(await applyFaults(faults))) {
+      if (needsChange && !(await applyFaults(faults)) && scenario.needsServerFaults) {
         setScenarioId("none");
         remember("none", delayMs);
         return;

@@ -15,6 +15,12 @@ interface AttemptsTimelineProps {
   keyless: boolean;
   /** A payment is still running (attempts may follow), so "no order" is only "no order yet". */
   running: boolean;
+  /**
+   * Whether the cart column may scroll to the newest attempt. Not while a
+   * run's first attempt is alone: scrolling then would move Pay from under
+   * the pointer that may be about to click it a second time.
+   */
+  followNewest: boolean;
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
@@ -26,14 +32,21 @@ function plural(count: number, one: string, many = `${one}s`): string {
  * see "3 attempts, 1 key, 1 order": what each attempt got back, how long it
  * took, its X-Request-Id (one per attempt), and which answers were replays.
  */
-export function AttemptsTimeline({ log, idempotencyKey, keyless, running }: AttemptsTimelineProps) {
+export function AttemptsTimeline({
+  log,
+  idempotencyKey,
+  keyless,
+  running,
+  followNewest,
+}: AttemptsTimelineProps) {
   const listRef = useRef<HTMLOListElement>(null);
   // On wide screens the cart column scrolls on its own: keep the newest
   // attempt in view there, without moving the page the person is looking at.
   useEffect(() => {
+    if (!followNewest) return;
     const column = listRef.current?.closest<HTMLElement>("[data-scrolls-itself]");
     if (column && column.scrollHeight > column.clientHeight) column.scrollTop = column.scrollHeight;
-  }, [log.length]);
+  }, [log.length, followNewest]);
 
   if (log.length === 0) return null;
   const { attempts, orders } = summarize(log);
@@ -69,8 +82,17 @@ export function AttemptsTimeline({ log, idempotencyKey, keyless, running }: Atte
         </p>
       ) : (
         <p className="mt-2 text-xs text-mocha">
-          <span className="flex items-center gap-1.5 font-medium">
+          <span className="flex flex-wrap items-center gap-x-1.5 font-medium">
             <KeyIcon width={14} height={14} /> Idempotency-Key, sent with every attempt
+            {idempotencyKey && (
+              <Link
+                href={keyPagePath(idempotencyKey)}
+                className="font-semibold text-clay underline underline-offset-2 hover:text-espresso"
+                data-testid="inspect-key"
+              >
+                Inspect<span className="sr-only"> this key</span>
+              </Link>
+            )}
           </span>
           <code
             className="mt-0.5 block break-all font-mono text-espresso"
@@ -78,21 +100,12 @@ export function AttemptsTimeline({ log, idempotencyKey, keyless, running }: Atte
           >
             {idempotencyKey}
           </code>
-          {idempotencyKey && (
-            <Link
-              href={keyPagePath(idempotencyKey)}
-              className="mt-1 inline-block font-semibold text-clay underline underline-offset-2 hover:text-espresso"
-              data-testid="inspect-key"
-            >
-              Inspect this key
-            </Link>
-          )}
         </p>
       )}
 
       <ol
         ref={listRef}
-        className="mt-3 space-y-3 border-l-2 border-sand pl-4"
+        className="mt-3 space-y-2.5 border-l-2 border-sand pl-4"
         aria-label="Attempts, oldest first"
       >
         {log.map((entry) => (
@@ -138,11 +151,16 @@ function AttemptRow({ entry, keyless }: { entry: LoggedAttempt; keyless: boolean
             : formatDuration(entry.durationMs)}
         </span>
       </div>
-      <p className="mt-0.5 text-xs text-mocha">
+      {/* One line of detail a row, the id cut to fit: a run's rows stay on one screen. */}
+      <p className="mt-0.5 truncate text-xs text-mocha">
         {entry.requestId ? (
           <>
             X-Request-Id{" "}
-            <code className="break-all font-mono text-espresso" data-testid="attempt-request-id">
+            <code
+              className="font-mono text-espresso"
+              title={entry.requestId}
+              data-testid="attempt-request-id"
+            >
               {entry.requestId}
             </code>
           </>

@@ -16,6 +16,8 @@ interface CartPanelProps {
   total: number;
   paymentMethod: PaymentMethod;
   paying: boolean;
+  /** The cart in two lines, leaving room for the scenario and the attempts of a run that retries. */
+  compact: boolean;
   /** The button's own guard against a second submit while paying; off only in the double-click demo. */
   guardSubmit: boolean;
   /** The demo's broken strategy is armed: say so on the button itself. */
@@ -33,6 +35,7 @@ export function CartPanel({
   total,
   paymentMethod,
   paying,
+  compact,
   guardSubmit,
   withoutKey,
   blocked,
@@ -68,77 +71,44 @@ export function CartPanel({
           <p className="mt-3 font-medium text-espresso">Your cart is empty</p>
           <p className="mt-1 text-sm text-mocha">Add something from the shop to get brewing.</p>
         </div>
+      ) : compact ? (
+        // While a payment runs the cart cannot change: two short lines for it
+        // leave room for Pay, the scenario and the attempts on one screen.
+        <p className="mt-1 text-sm text-mocha" data-testid="cart-summary">
+          <span className="block truncate">
+            {lines.map(({ product, quantity }) => `${product.name} × ${quantity}`).join(", ")}
+          </span>
+          <span className="block truncate">
+            {PAYMENT_METHODS.find((method) => method.id === paymentMethod)?.label}
+          </span>
+        </p>
       ) : (
-        <ul
-          className="-mx-1 mt-3 divide-y divide-sand px-1 lg:max-h-64 lg:overflow-y-auto"
-          aria-label="Items in your cart"
-        >
-          {lines.map(({ product, quantity }) => (
-            <li
-              key={product.sku}
-              className="flex gap-3 py-3"
-              data-testid="cart-line"
-              data-sku={product.sku}
-            >
-              <Image
-                src={product.image}
-                alt=""
-                width={64}
-                height={48}
-                unoptimized
-                className="h-12 w-16 shrink-0 rounded-lg bg-oat object-cover"
-              />
-              <div className="min-w-0 flex-1">
-                <div className="flex items-start justify-between gap-2">
-                  <p className="font-medium leading-snug text-espresso">{product.name}</p>
-                  <p className="font-semibold tabular-nums text-espresso" data-testid="line-total">
-                    {formatMoney(product.unitAmount * quantity, product.currency)}
-                  </p>
-                </div>
-                <p className="text-xs text-mocha">
-                  {formatMoney(product.unitAmount, product.currency)} each
-                </p>
-                <div className="mt-2 flex items-center justify-between gap-2">
-                  <QuantityStepper
-                    label={product.name}
-                    value={quantity}
-                    disabled={paying}
-                    onChange={(value) => onQuantityChange(product.sku, value)}
-                  />
-                  <button
-                    type="button"
-                    onClick={() => onRemove(product.sku)}
-                    disabled={paying}
-                    className="rounded px-1 text-sm text-mocha underline decoration-sand underline-offset-4 hover:text-clay hover:decoration-clay disabled:cursor-not-allowed disabled:no-underline"
-                  >
-                    Remove<span className="sr-only"> {product.name} from cart</span>
-                  </button>
-                </div>
-              </div>
-            </li>
-          ))}
-        </ul>
+        <CartLines
+          lines={lines}
+          disabled={paying}
+          onQuantityChange={onQuantityChange}
+          onRemove={onRemove}
+        />
       )}
 
-      <dl className="mt-4 space-y-2 border-t border-sand pt-4 text-sm">
-        <div className="flex justify-between">
-          <dt className="text-mocha">Subtotal</dt>
-          <dd className="tabular-nums text-espresso">{formatMoney(total)}</dd>
-        </div>
-        <div className="flex justify-between">
-          <dt className="text-mocha">Shipping</dt>
-          <dd className="text-espresso">Free</dd>
-        </div>
-        <div className="flex justify-between border-t border-sand pt-3 text-base font-semibold">
-          <dt>Total</dt>
-          <dd className="tabular-nums" data-testid="cart-total">
-            {formatMoney(total)}
-          </dd>
-        </div>
+      {/* One line for the money: every line saved here keeps a run's attempts on screen. */}
+      <dl
+        className={`flex items-baseline justify-between border-t border-sand font-semibold ${compact ? "mt-2 pt-2" : "mt-4 pt-3"}`}
+      >
+        <dt>
+          Total <span className="text-xs font-normal text-mocha">with free shipping</span>
+        </dt>
+        <dd className="tabular-nums" data-testid="cart-total">
+          {formatMoney(total)}
+        </dd>
       </dl>
 
-      <form className="mt-5 space-y-4" onSubmit={submit} aria-label="Checkout">
-        <div>
+      <form
+        className={compact ? "mt-3 space-y-3" : "mt-4 space-y-3"}
+        onSubmit={submit}
+        aria-label="Checkout"
+      >
+        <div className={compact ? "sr-only" : undefined}>
           <label htmlFor="payment-method" className="block text-sm font-medium text-espresso">
             Payment method
           </label>
@@ -187,9 +157,14 @@ export function CartPanel({
             </>
           )}
         </button>
+        {/* While paying, the running scenario and the attempts say what this note says. */}
         <p
           id="pay-note"
-          className={`text-xs leading-relaxed ${withoutKey ? "font-medium text-berry" : "text-mocha"}`}
+          className={
+            paying
+              ? "sr-only"
+              : `text-xs leading-relaxed ${withoutKey ? "font-medium text-berry" : "text-mocha"}`
+          }
         >
           {withoutKey
             ? "Broken strategy (demo): this payment goes to the lab endpoint with no Idempotency-Key, so a retry is a second charge."
@@ -199,5 +174,67 @@ export function CartPanel({
         </p>
       </form>
     </div>
+  );
+}
+
+interface CartLinesProps {
+  lines: readonly ResolvedLine[];
+  /** A payment is running: the cart cannot change under it. */
+  disabled: boolean;
+  onQuantityChange: (sku: string, quantity: number) => void;
+  onRemove: (sku: string) => void;
+}
+
+function CartLines({ lines, disabled, onQuantityChange, onRemove }: CartLinesProps) {
+  return (
+    <ul
+      className="-mx-1 mt-3 divide-y divide-sand px-1 lg:max-h-40 lg:overflow-y-auto"
+      aria-label="Items in your cart"
+    >
+      {lines.map(({ product, quantity }) => (
+        <li
+          key={product.sku}
+          className="flex gap-3 py-3"
+          data-testid="cart-line"
+          data-sku={product.sku}
+        >
+          <Image
+            src={product.image}
+            alt=""
+            width={64}
+            height={48}
+            unoptimized
+            className="h-12 w-16 shrink-0 rounded-lg bg-oat object-cover"
+          />
+          <div className="min-w-0 flex-1">
+            <div className="flex items-start justify-between gap-2">
+              <p className="font-medium leading-snug text-espresso">{product.name}</p>
+              <p className="font-semibold tabular-nums text-espresso" data-testid="line-total">
+                {formatMoney(product.unitAmount * quantity, product.currency)}
+              </p>
+            </div>
+            <p className="text-xs text-mocha">
+              {formatMoney(product.unitAmount, product.currency)} each
+            </p>
+            <div className="mt-2 flex items-center justify-between gap-2">
+              <QuantityStepper
+                label={product.name}
+                value={quantity}
+                disabled={disabled}
+                onChange={(value) => onQuantityChange(product.sku, value)}
+              />
+              <button
+                type="button"
+                onClick={() => onRemove(product.sku)}
+                disabled={disabled}
+                className="rounded px-1 text-sm text-mocha underline decoration-sand underline-offset-4 hover:text-clay hover:decoration-clay disabled:cursor-not-allowed disabled:no-underline"
+              >
+                Remove<span className="sr-only"> {product.name} from cart</span>
+              </button>
+            </div>
+          </div>
+        </li>
+      ))}
+    </ul>
   );
 }

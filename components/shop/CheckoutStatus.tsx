@@ -38,8 +38,19 @@ const tone: Record<CheckoutPhase["kind"], string> = {
   failed: "bg-berry-soft text-berry",
 };
 
+/**
+ * While the payment runs, the Pay button says "Paying…" and the attempts
+ * timeline shows each attempt and its retry: the region only speaks then,
+ * so nothing is said twice on screen. A resumed run is the exception: only
+ * here does the page say why it is paying without a press.
+ */
+function saidElsewhere(phase: CheckoutPhase): boolean {
+  return (phase.kind === "paying" && !phase.resumed) || phase.kind === "waiting";
+}
+
 export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
   const text = statusText(phase);
+  const shown = text !== "" && !saidElsewhere(phase);
   const boxRef = useRef<HTMLDivElement>(null);
   const alertRef = useRef<HTMLDivElement>(null);
   const settledBadly = phase.kind === "declined" || phase.kind === "failed";
@@ -52,7 +63,8 @@ export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
   }, [settledBadly]);
 
   return (
-    <div ref={boxRef} className={text ? `rounded-xl ${tone[phase.kind]}` : undefined}>
+    // Nothing shown: no box either, so the checkout's spacing ignores it.
+    <div ref={boxRef} className={shown ? `rounded-xl ${tone[phase.kind]}` : "contents"}>
       {/* Always mounted, so that assistive technology hears every change. */}
       <p
         role="status"
@@ -60,9 +72,11 @@ export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
         aria-atomic="true"
         data-testid="checkout-status"
         data-phase={phase.kind}
-        className={text ? "flex items-start gap-2 px-3.5 py-2.5 text-sm font-medium" : "sr-only"}
+        className={shown ? "flex items-start gap-2 px-3.5 py-2.5 text-sm font-medium" : "sr-only"}
       >
-        {phase.kind === "paying" && <Spinner width={18} height={18} className="mt-px shrink-0" />}
+        {shown && phase.kind === "paying" && (
+          <Spinner width={18} height={18} className="mt-px shrink-0" />
+        )}
         {phase.kind === "waiting" && (
           <RepeatIcon width={18} height={18} className="mt-px shrink-0 text-clay" />
         )}

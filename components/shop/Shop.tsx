@@ -1,18 +1,19 @@
 "use client";
 
-import { useMemo, useRef, useState } from "react";
+import { useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from "react";
 import type { Product } from "@/lib/orders/catalog";
 import type { CartLine, PaymentMethod } from "@/lib/client/api-types";
 import { newCartId } from "@/lib/client/cart-id";
+import { createPressGuard } from "@/lib/client/press-guard";
 import type { StoredIntent } from "@/lib/client/intent-store";
 import { DemoPanel } from "@/components/demo/DemoPanel";
+import { RunningScenario } from "@/components/demo/RunningScenario";
 import { useDemoScenario } from "@/components/demo/useDemoScenario";
-import { formatMoney } from "@/components/ui/money";
 import { MAX_QUANTITY, MIN_QUANTITY } from "@/components/ui/QuantityStepper";
-import { BagIcon } from "@/components/ui/icons";
 import { AttemptsTimeline } from "./AttemptsTimeline";
 import { CartPanel, type ResolvedLine } from "./CartPanel";
 import { CheckoutStatus } from "./CheckoutStatus";
+import { MobileCartBar } from "./MobileCartBar";
 import { OrderConfirmation } from "./OrderConfirmation";
 import { ProductGrid } from "./ProductGrid";
 import { useCheckout } from "./useCheckout";
@@ -28,6 +29,7 @@ export function Shop({ products }: { products: readonly Product[] }) {
   // Not rendered, so a ref: a cart's id is minted on its first payment.
   const cartIdRef = useRef<string | null>(null);
   const productsHeadingRef = useRef<HTMLHeadingElement>(null);
+  const [pressGuard] = useState(() => createPressGuard());
 
   const demo = useDemoScenario();
   const checkout = useCheckout({
@@ -53,6 +55,37 @@ export function Shop({ products }: { products: readonly Product[] }) {
   // A paid cart is history: the product cards stop showing it as "in cart".
   const quantities = new Map(paid ? [] : lines.map((line) => [line.sku, line.quantity]));
   const paying = phase.kind === "paying" || phase.kind === "waiting";
+  const settled = phase.kind === "paid" || phase.kind === "declined" || phase.kind === "failed";
+  const payDisabled =
+    lines.length === 0 || demo.applying || (paying && demo.scenario.strategy.guardSubmit);
+
+  // A settled payment swaps the controls around Pay (the confirmation's
+  // "Start a new order", a re-enabled Pay). Marked before the browser can
+  // deliver the next click, so the second click of a double-click on Pay is
+  // not taken for a press of whatever took its place.
+  useLayoutEffect(() => {
+    if (settled) pressGuard.changed();
+  }, [settled, pressGuard]);
+
+  // The cart folds to two lines to make room for the run's attempts once
+  // there is more than one. Not before: the second click of a double-click
+  // must find Pay where the first did, and in the double-click demo the
+  // second attempt is that very click.
+  const foldCart = paying && checkout.log.length > 1;
+
+  /**
+   * No control of the shop (the confirmation's links and "Start a new
+   * order", a Pay re-enabled by a decline, the phone's cart bar) takes the
+   * second click of a double-click: a click at the spot of the one before,
+   * within a double-click's interval of the payment settling. Keyboard
+   * activation (a click with detail 0) is never part of a double-click.
+   */
+  function ignoreSecondClick(event: MouseEvent) {
+    if (event.detail === 0) return;
+    if (!pressGuard.ignore({ x: event.clientX, y: event.clientY })) return;
+    event.preventDefault();
+    event.stopPropagation();
+  }
 
   function resetCart() {
     cartIdRef.current = null;
@@ -109,7 +142,10 @@ export function Shop({ products }: { products: readonly Product[] }) {
   }
 
   return (
-    <div className="mx-auto grid max-w-7xl gap-8 px-4 pb-16 sm:px-6 lg:grid-cols-[minmax(0,1fr)_380px] lg:items-start lg:px-8">
+    <div
+      onClickCapture={ignoreSecondClick}
+      className="mx-auto grid max-w-7xl gap-8 px-4 pb-16 sm:px-6 lg:grid-cols-[minmax(0,1fr)_380px] lg:items-start lg:px-8"
+    >
       <div className="min-w-0">
         <DemoPanel demo={demo} paying={paying} />
         <section id="products" aria-labelledby="products-heading" className="scroll-mt-6">
@@ -127,15 +163,6 @@ export function Shop({ products }: { products: readonly Product[] }) {
                 Brew gear &amp; beans
               </h2>
             </div>
-            {itemCount > 0 && !paid && (
-              <a
-                href="#cart"
-                className="inline-flex items-center gap-2 rounded-full border border-sand bg-white px-4 py-2 text-sm font-medium text-espresso shadow-sm hover:bg-oat lg:hidden"
-              >
-                <BagIcon width={16} height={16} />
-                View cart · {itemCount} {itemCount === 1 ? "item" : "items"} · {formatMoney(total)}
-              </a>
-            )}
           </div>
           <ProductGrid
             products={products}
@@ -150,9 +177,9 @@ export function Shop({ products }: { products: readonly Product[] }) {
         id="cart"
         aria-label="Cart and checkout"
         data-scrolls-itself
-        className="scroll-mt-6 lg:sticky lg:top-6 lg:max-h-[calc(100dvh-3rem)] lg:overflow-y-auto lg:rounded-2xl"
+        className="min-w-0 scroll-mt-6 lg:sticky lg:top-6 lg:max-h-[calc(100dvh-3rem)] lg:overflow-y-auto lg:rounded-2xl"
       >
-        <div className="space-y-4 rounded-2xl border border-sand bg-white p-5 shadow-[0_10px_30px_-18px_rgba(43,29,22,0.35)] sm:p-6">
+        <div className="space-y-3 rounded-2xl border border-sand bg-white p-5 shadow-[0_10px_30px_-18px_rgba(43,29,22,0.35)] sm:p-6">
           {paid ? (
             <OrderConfirmation
               order={paid.order}
@@ -167,6 +194,7 @@ export function Shop({ products }: { products: readonly Product[] }) {
               total={total}
               paymentMethod={paymentMethod}
               paying={paying}
+              compact={foldCart}
               guardSubmit={demo.scenario.strategy.guardSubmit}
               withoutKey={!demo.scenario.strategy.sendIdempotencyKey}
               blocked={demo.applying}
@@ -176,15 +204,29 @@ export function Shop({ products }: { products: readonly Product[] }) {
               onPay={pay}
             />
           )}
+          {paying && demo.scenario.id !== "none" && <RunningScenario scenario={demo.scenario} />}
           <CheckoutStatus phase={phase} />
           <AttemptsTimeline
             log={checkout.log}
             idempotencyKey={checkout.key}
             keyless={checkout.keyless}
             running={paying}
+            followNewest={!paying || foldCart}
           />
         </div>
       </aside>
+
+      {itemCount > 0 && (
+        <MobileCartBar
+          itemCount={itemCount}
+          total={total}
+          paying={paying}
+          paid={paid !== null}
+          payDisabled={payDisabled}
+          withoutKey={!demo.scenario.strategy.sendIdempotencyKey}
+          onPay={pay}
+        />
+      )}
     </div>
   );
 }

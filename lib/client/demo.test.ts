@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { FetchLike } from "./attempt";
 import {
   DEMO_SCENARIOS,
+  DOUBLE_CLICK_HOLD_MS,
   NO_FAULTS,
   UNSAFE_ORDERS_URL,
   demoScenario,
@@ -83,13 +84,17 @@ describe("demo scenarios", () => {
     ]);
   });
 
-  it("asks the server for faults only in server-side scenarios, within the API's limits", () => {
+  it("asks the server for faults in server-side scenarios and the double-click's hold, within the API's limits", () => {
     for (const scenario of DEMO_SCENARIOS) {
       const faults = scenario.faults(12_000);
       const hasFaults = faults.networkDelayMs > 0 || faults.loseResponse;
-      expect(hasFaults).toBe(scenario.needsServerFaults);
+      expect(hasFaults).toBe(scenario.needsServerFaults || scenario.id === "double-click");
       expect(faults.networkDelayMs).toBeLessThanOrEqual(20_000);
     }
+    // Held past a person's second click (at most 500 ms later), inside the client's 6 s timeout.
+    expect(demoScenario("double-click").faults(0).networkDelayMs).toBe(DOUBLE_CLICK_HOLD_MS);
+    expect(DOUBLE_CLICK_HOLD_MS).toBeGreaterThan(500);
+    expect(DOUBLE_CLICK_HOLD_MS).toBeLessThan(6_000);
     expect(demoScenario("slow-network").faults(3000)).toEqual({
       networkDelayMs: 3000,
       loseResponse: false,

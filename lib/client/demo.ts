@@ -65,6 +65,13 @@ const SAFE = DEFAULT_STRATEGY;
 /** Delays offered for the slow-network scenario; the client's attempt timeout (6 s) fires on the longer ones. */
 export const SLOW_DELAY_OPTIONS_MS = [3_000, 8_000, 12_000] as const;
 export const DEFAULT_SLOW_DELAY_MS = 8_000;
+/**
+ * How long the server holds the first request of the double-click demo: a
+ * payment answered in 95 ms is over before a person's second click (up to
+ * 500 ms later) leaves the browser, and then nothing overlaps. Held this
+ * long, the second request always finds the key in flight.
+ */
+export const DOUBLE_CLICK_HOLD_MS = 1_500;
 /** Long enough to reload the page while the first attempt is still held, short enough not to time out. */
 export const RELOAD_DELAY_MS = 5_000;
 
@@ -82,13 +89,14 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
   {
     id: "double-click",
     label: "Double-click",
-    summary:
-      "Removes the Pay button's guard, so a double-click sends two overlapping requests of the same intent.",
+    summary: `Removes the Pay button's guard and holds the payment ${DOUBLE_CLICK_HOLD_MS / 1000} s at the server, so a double-click sends two overlapping requests of the same intent.`,
     expect:
-      "Two requests with one key: one 201, the other 409 then a replay (or a replay straight away). One order.",
+      "Two requests with one key: the first is answered 201; the second finds the key in flight (409), and its retry gets the stored order, replayed. One order.",
+    // The hold needs DEMO_FAULTS=on; without it the scenario still runs,
+    // and its two requests overlap only when the payment is slow.
     needsServerFaults: false,
     broken: false,
-    faults: () => NO_FAULTS,
+    faults: () => ({ networkDelayMs: DOUBLE_CLICK_HOLD_MS, loseResponse: false }),
     strategy: { ...SAFE, guardSubmit: false },
   },
   {
