@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { LAB_STRATEGIES, LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
-import { closeDatabase } from "@/lib/testing/e2e/database";
+import { accountIdOf, closeDatabase, labRunCounts } from "@/lib/testing/e2e/database";
 import { recorded } from "./lab-page";
 
 /**
@@ -18,7 +18,42 @@ test("lab: a crash after the charge, for every strategy: only OncePay's books ag
   test.setTimeout(150_000);
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto("/lab");
-  await page.getByTestId("crash-all").click();
+  const crashAll = page.getByTestId("crash-all");
+  await expect(crashAll).toBeEnabled();
+  // The page keeps no history of its button, so the test records one: every state it shows.
+  await crashAll.evaluate((button: HTMLButtonElement) => {
+    const seen: { text: string; disabled: boolean; done: string; total: string }[] = [];
+    const record = () =>
+      seen.push({
+        text: button.textContent!.trim(),
+        disabled: button.disabled,
+        done: button.dataset.done ?? "",
+        total: button.dataset.total ?? "",
+      });
+    new MutationObserver(record).observe(button, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
+    (window as unknown as { crashAllStates: typeof seen }).crashAllStates = seen;
+  });
+  // Pressed twice in one moment, before the page can redraw the button.
+  await crashAll.evaluate((button: HTMLButtonElement) => {
+    button.click();
+    button.click();
+  });
+  // The fastest design (no key keeps no state) ends first; the others still run.
+  await expect(page.getByTestId("crash-row-no_key")).not.toHaveAttribute("data-storm-id", "", {
+    timeout: 30_000,
+  });
+  await expect(crashAll).toBeDisabled();
+  await expect(crashAll).toHaveText(/^Crash runs: [1-6] of 7 done…$/);
+  await page
+    .getByRole("region", { name: "Crash after the charge" })
+    .screenshot({ path: testInfo.outputPath("lab-crash-all-running.png") });
+  // And pressed again while the rest run.
+  await crashAll.click({ force: true });
 
   for (const strategy of LAB_STRATEGIES) {
     const row = page.getByTestId(`crash-row-${strategy}`);
@@ -74,6 +109,39 @@ test("lab: a crash after the charge, for every strategy: only OncePay's books ag
       });
     }
   }
+
+  // Once all are over the button is itself again, and it showed its progress all along, never pressable.
+  await expect(crashAll).toHaveText("Crash every strategy");
+  await expect(crashAll).toBeEnabled();
+  const states = await page.evaluate(
+    () =>
+      (
+        window as unknown as {
+          crashAllStates: { text: string; disabled: boolean; done: string; total: string }[];
+        }
+      ).crashAllStates,
+  );
+  const progress = states.filter((state) => state.total !== "");
+  expect(progress.length).toBeGreaterThan(0);
+  for (const state of progress) {
+    expect(state).toMatchObject({
+      disabled: true,
+      total: String(LAB_STRATEGIES.length),
+      text: `Crash runs: ${state.done} of ${LAB_STRATEGIES.length} done…`,
+    });
+  }
+  const done = progress.map((state) => Number(state.done));
+  expect(done[0]).toBe(0);
+  expect(done).toEqual([...done].sort((a, b) => a - b));
+  expect(Math.max(...done)).toBeGreaterThanOrEqual(LAB_STRATEGIES.length - 1);
+  expect(states.at(-1)).toMatchObject({ text: "Crash every strategy", disabled: false });
+  // Three presses, one crash run per design, as the server recorded them.
+  const crashRuns = (await labRunCounts(await accountIdOf(page.context()))).filter(
+    (count) => count.kind === "crash",
+  );
+  expect(crashRuns).toEqual(
+    [...LAB_STRATEGIES].sort().map((strategy) => ({ strategy, kind: "crash", runs: 1 })),
+  );
 
   const section = page.getByRole("region", { name: "Crash after the charge" });
   await section.scrollIntoViewIfNeeded();

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { LAB_STRATEGIES, type LabStrategy } from "@/lib/lab/strategies";
-import { accountIdOf, closeDatabase } from "@/lib/testing/e2e/database";
+import { accountIdOf, closeDatabase, labStorm } from "@/lib/testing/e2e/database";
 import { chooseStormSize, dollars, recorded } from "./lab-page";
 
 /**
@@ -180,4 +180,119 @@ test("lab: after a storm of every strategy the page reads at a glance, on a lapt
   await page.screenshot({ path: testInfo.outputPath("lab-laptop.png"), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: testInfo.outputPath("lab-phone.png"), fullPage: true });
+});
+
+/**
+ * Records `count` runs the cheap way, started and never fired, through the
+ * API with this page's session (Playwright's request context shares the
+ * browser's cookies; a session write names its origin as the page's fetch does).
+ */
+async function recordUnfiredStorms(page: Page, strategy: LabStrategy, count: number) {
+  const statuses: number[] = [];
+  for (let run = 0; run < count; run++) {
+    const response = await page.request.post("/api/lab/storms", {
+      data: { strategy, size: 2 },
+      headers: { "Sec-Fetch-Site": "same-origin" },
+    });
+    statuses.push(response.status());
+  }
+  expect(statuses).toEqual(Array(count).fill(201));
+}
+
+/** Where each of these cells sits across the page, in CSS pixels. */
+async function horizontalExtents(page: Page, testIds: string[]) {
+  return page.evaluate(
+    (ids) =>
+      ids.flatMap((id) =>
+        [...document.querySelectorAll(`[data-testid="${id}"]`)].map((cell) => {
+          const box = cell.getBoundingClientRect();
+          return { id, left: Math.round(box.left), right: Math.round(box.right) };
+        }),
+      ),
+    testIds,
+  );
+}
+
+test("lab: the comparison keeps a design's storm and crash run after 21 later runs, and at 390 px every table shows orders, charges and money without scrolling sideways", async ({
+  page,
+}, testInfo) => {
+  test.setTimeout(90_000);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const early = await fireStorm(page, "atomic_claim", 2);
+  const crashRow = page.getByTestId("crash-row-no_key");
+  await crashRow.getByTestId("crash-run-no_key").click();
+  await expect(crashRow).not.toHaveAttribute("data-storm-id", "", { timeout: 30_000 });
+  const earlyCrashId = (await crashRow.getAttribute("data-storm-id"))!;
+  expect(await labStorm(earlyCrashId)).toMatchObject({ strategy: "no_key" });
+
+  await recordUnfiredStorms(page, "check_then_insert", 21);
+  await page.reload();
+  // The latest 20 no longer hold them: the history table lists only the later runs.
+  const history = page.getByTestId("storm-history").locator("tbody tr");
+  await expect(history).toHaveCount(20);
+  const listed = await history.evaluateAll((rows) =>
+    rows.map((row) => row.getAttribute("data-storm-id")),
+  );
+  expect(listed).not.toContain(early.stormId);
+  expect(listed).not.toContain(earlyCrashId);
+
+  // The comparison and the cards still show them, with the server's numbers.
+  const atomic = page.getByTestId("compare-row-atomic_claim");
+  await expect(atomic).toHaveAttribute("data-storm-id", early.stormId);
+  await expect(atomic.getByTestId("compare-storm-verdict")).toHaveText("Storm: held");
+  expect({
+    orders: Number(await atomic.getByTestId("compare-orders").textContent()),
+    charges: Number(await atomic.getByTestId("compare-charges").textContent()),
+    money: (await atomic.getByTestId("compare-money").textContent())!.trim(),
+  }).toEqual(await recorded(early.stormId));
+  await expect(page.getByTestId("lab-row-atomic_claim")).toHaveAttribute(
+    "data-storm-id",
+    early.stormId,
+  );
+  const noKey = page.getByTestId("compare-row-no_key");
+  await expect(noKey).toHaveAttribute("data-crash-id", earlyCrashId);
+  await expect(noKey.getByTestId("compare-crash-verdict")).toHaveText("Crash: broke");
+  await expect(page.getByTestId("crash-row-no_key")).toHaveAttribute("data-storm-id", earlyCrashId);
+
+  // A storm that takes money, so the money columns hold more than $0.00.
+  await fireStorm(page, "no_key", 50);
+  await page.screenshot({ path: testInfo.outputPath("lab-remembers-laptop.png"), fullPage: true });
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  const cells = [
+    "history-orders",
+    "history-charges",
+    "history-money",
+    "compare-orders",
+    "compare-charges",
+    "compare-money",
+    "lab-orders",
+    "lab-charges",
+    "lab-money",
+    "crash-orders",
+    "crash-charges",
+  ];
+  const extents = await horizontalExtents(page, cells);
+  // Every kind of cell is on the page (21 history rows: the 20 listed and the storm since).
+  for (const id of cells)
+    expect(
+      extents.some((cell) => cell.id === id),
+      id,
+    ).toBe(true);
+  expect(extents.filter((cell) => cell.id === "history-money")).toHaveLength(21);
+  expect(extents.filter((cell) => cell.left < 0 || cell.right > 390)).toEqual([]);
+  // Nothing scrolls sideways: not the page, not the history table inside its frame.
+  const widths = await page.evaluate(() => {
+    const table = document.querySelector('[data-testid="storm-history"]')!;
+    return {
+      page: document.documentElement.scrollWidth,
+      table: Math.ceil(table.getBoundingClientRect().width),
+      frame: table.parentElement!.clientWidth,
+      frameScroll: table.parentElement!.scrollWidth,
+    };
+  });
+  expect(widths.page).toBeLessThanOrEqual(390);
+  expect(widths.table).toBeLessThanOrEqual(widths.frame);
+  expect(widths.frameScroll).toBeLessThanOrEqual(widths.frame);
+  await page.screenshot({ path: testInfo.outputPath("lab-remembers-phone.png"), fullPage: true });
 });

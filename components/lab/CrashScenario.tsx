@@ -2,6 +2,7 @@
 
 import { summarizeRetries, type CrashAttempt } from "@/lib/client/lab-crash";
 import { explainCrash } from "@/lib/lab/explain";
+import { crashButtonLabel, type CrashProgress } from "@/lib/lab/race";
 import { LAB_STRATEGIES, LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon, CheckIcon, Spinner } from "@/components/ui/icons";
@@ -10,9 +11,12 @@ import type { CrashRun } from "./useStrategyLab";
 interface CrashScenarioProps {
   crashes: (strategy: LabStrategy) => CrashRun | undefined;
   crashing: Partial<Record<LabStrategy, CrashAttempt[]>>;
+  /** "Crash every strategy" while it runs: how many of its crash runs are done. */
+  batch: CrashProgress | null;
   ready: boolean;
   enabled: (strategy: LabStrategy) => boolean;
   onCrash: (strategy: LabStrategy) => void;
+  onCrashAll: () => void;
   /** The copied designs' key expiry and OncePay's lease, as this server runs them. */
   keyExpirySeconds: number;
   leaseSeconds: number;
@@ -26,9 +30,11 @@ interface CrashScenarioProps {
 export function CrashScenario({
   crashes,
   crashing,
+  batch,
   ready,
   enabled,
   onCrash,
+  onCrashAll,
   keyExpirySeconds,
   leaseSeconds,
 }: CrashScenarioProps) {
@@ -56,13 +62,20 @@ export function CrashScenario({
         </div>
         <button
           type="button"
-          disabled={!ready || idle.length === 0}
-          onClick={() => idle.forEach(onCrash)}
+          // Pressed again while its runs go on, it would start a second crash run of each design.
+          disabled={!ready || batch !== null || idle.length === 0}
+          onClick={onCrashAll}
           className="inline-flex items-center gap-2 rounded-xl bg-roast px-4 py-2.5 text-sm font-semibold text-cream shadow-sm hover:bg-espresso disabled:cursor-not-allowed disabled:bg-latte disabled:text-espresso"
           data-testid="crash-all"
+          data-done={batch?.done ?? ""}
+          data-total={batch?.total ?? ""}
         >
-          Crash every strategy
+          {batch && <Spinner width={16} height={16} />}
+          {batch ? crashButtonLabel(batch) : "Crash every strategy"}
         </button>
+        <p role="status" className="sr-only">
+          {batch ? crashButtonLabel(batch) : ""}
+        </p>
       </div>
 
       <ol className="mt-5 space-y-3" aria-label="The crash scenario, per strategy">

@@ -175,6 +175,58 @@ describe("storms as a resource", () => {
     expect(first.json.idempotencyKey).toBeNull();
   });
 
+  it("returns each design's latest storm and crash run however many runs came since, where the latest 20 have lost them", async () => {
+    const account = await createAccount();
+    const start = async (run: object) => {
+      const started = await api(account.token, "POST", "/api/lab/storms", run);
+      expect(started.status).toBe(201);
+      return started.json;
+    };
+    const earlyStorm = await start({ strategy: "atomic_claim", size: 2 });
+    const paid = await fetch(`${baseUrl()}${earlyStorm.request.path}`, {
+      method: "POST",
+      headers: { ...earlyStorm.request.headers, Authorization: `Bearer ${account.token}` },
+      body: JSON.stringify(earlyStorm.request.body),
+    });
+    expect(paid.status).toBe(201);
+    const earlyCrash = await start({ strategy: "powertools", kind: "crash" });
+    // More than 20 later runs, each after the one before.
+    const later: StormReport[] = [];
+    for (let run = 0; run < 21; run++) later.push(await start({ strategy: "no_key", size: 2 }));
+    // Another account's runs are not this account's latest.
+    const stranger = await createAccount();
+    expect(
+      (
+        await api(stranger.token, "POST", "/api/lab/storms", {
+          strategy: "atomic_claim",
+          size: 2,
+        })
+      ).status,
+    ).toBe(201);
+    const latestTwenty = (await api(account.token, "GET", "/api/lab/storms")).json as unknown as {
+      data: StormReport[];
+      has_more: boolean;
+    };
+    expect(latestTwenty.has_more).toBe(true);
+    expect(latestTwenty.data.map((run) => run.id)).not.toContain(earlyStorm.id);
+    expect(latestTwenty.data.map((run) => run.id)).not.toContain(earlyCrash.id);
+
+    const ofEachDesign = await api(account.token, "GET", "/api/lab/latest-runs");
+    expect(ofEachDesign.status).toBe(200);
+    const listed = ofEachDesign.json as unknown as { data: StormReport[]; has_more: boolean };
+    expect(listed.has_more).toBe(false);
+    expect(listed.data.map(({ id, strategy, kind }) => ({ id, strategy, kind }))).toEqual([
+      { id: later.at(-1)!.id, strategy: "no_key", kind: "storm" },
+      { id: earlyCrash.id, strategy: "powertools", kind: "crash" },
+      { id: earlyStorm.id, strategy: "atomic_claim", kind: "storm" },
+    ]);
+    // Each with its report, counted as GET /api/lab/storms/{id} counts it.
+    expect(listed.data[2]).toMatchObject({ orders: 1, provider: { available: true, charges: 1 } });
+    expect(listed.data[2]).toEqual(
+      (await api(account.token, "GET", `/api/lab/storms/${earlyStorm.id}`)).json,
+    );
+  });
+
   it.each([
     [{ strategy: "no_key", size: 7 }, "size"],
     [{ strategy: "no_key", size: 1000 }, "size"],

@@ -10,6 +10,7 @@ import {
   allowedStormSizes,
   createStorm,
   findStorm,
+  latestRunsOfEachDesign,
   latestStorms,
   newLabRunSchema,
   reportStorm,
@@ -27,8 +28,9 @@ import { getServices } from "@/lib/services";
 /**
  * The strategy lab's storms: POST /api/lab/storms starts one (the server
  * mints its intent and says what to send), GET /api/lab/storms/{id} reports
- * what it left behind, GET /api/lab/storms lists the latest. The requests
- * themselves go to the strategies' own endpoints.
+ * what it left behind, GET /api/lab/storms lists the latest, and
+ * GET /api/lab/latest-runs each design's latest storm and crash run. The
+ * requests themselves go to the strategies' own endpoints.
  */
 
 const PRIVATE = { "Cache-Control": "private, no-store" };
@@ -104,6 +106,23 @@ export async function listStorms(request: Request): Promise<Response> {
     { object: "list", data, has_more: storms.length > LISTED_STORMS },
     PRIVATE,
   );
+}
+
+/** GET /api/lab/latest-runs: each design's latest storm and latest crash run, newest first, however old. */
+export async function listLatestRunsOfEachDesign(request: Request): Promise<Response> {
+  const { db, providerReadsFor } = getServices();
+  const caller = await admitLabCaller(request);
+  if (caller instanceof Response) return caller;
+  const { accountId } = caller;
+  const runs = await latestRunsOfEachDesign(db, accountId);
+  const reads = providerReadsFor(accountId);
+  const limited = await reserveReads(reads, runs.length);
+  if (limited) return limited;
+  const data = await mapWithLimit(runs, REPORTS_AT_ONCE, (run) =>
+    reportStorm(db, reads.records, run),
+  );
+  // At most one run per design and kind: the whole answer, never a page of it.
+  return jsonResponse(200, { object: "list", data, has_more: false }, PRIVATE);
 }
 
 /** GET /api/lab/storms/{id} */

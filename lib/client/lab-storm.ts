@@ -86,8 +86,18 @@ export async function fetchStormReport(fetch: FetchLike, stormId: string): Promi
   return json as StormReport;
 }
 
+/** The account's latest 20 runs, newest first. */
 export async function listStormReports(fetch: FetchLike): Promise<StormReport[]> {
-  const response = await fetch("/api/lab/storms", { method: "GET", credentials: "same-origin" });
+  return listReports(fetch, "/api/lab/storms");
+}
+
+/** Each design's latest storm and latest crash run, however many runs came since. */
+export async function listLatestRunsOfEachDesign(fetch: FetchLike): Promise<StormReport[]> {
+  return listReports(fetch, "/api/lab/latest-runs");
+}
+
+async function listReports(fetch: FetchLike, path: string): Promise<StormReport[]> {
+  const response = await fetch(path, { method: "GET", credentials: "same-origin" });
   const json: unknown = await response.json().catch(() => null);
   if (response.status !== 200)
     throw new StormError(toProblem(json, response.status, response.statusText).detail);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { raceDesigns, type RaceProgress } from "@/lib/lab/race";
+import {
+  crashButtonLabel,
+  crashSideBySide,
+  raceButtonLabel,
+  raceDesigns,
+  type RaceProgress,
+} from "@/lib/lab/race";
 import type { LabStrategy } from "@/lib/lab/strategies";
 
 const DESIGNS: LabStrategy[] = ["no_key", "redis_key_store", "atomic_claim"];
@@ -88,5 +94,45 @@ describe("raceDesigns", () => {
     ]);
     expect(race.log).toContain("storm atomic_claim");
     expect(race.log).toContain("crash atomic_claim");
+  });
+});
+
+describe("crashSideBySide", () => {
+  it("starts every crash run before any ends, and counts each one done as it ends, a failed one too", async () => {
+    const started: LabStrategy[] = [];
+    const finish = new Map<LabStrategy, () => void>();
+    const progress: { done: number; total: number }[] = [];
+    const all = crashSideBySide(
+      DESIGNS,
+      (strategy) => {
+        started.push(strategy);
+        return new Promise<void>((resolve, reject) =>
+          finish.set(strategy, strategy === "no_key" ? () => reject(new Error("down")) : resolve),
+        );
+      },
+      (step) => progress.push(step),
+    );
+    expect(started).toEqual(DESIGNS);
+    expect(progress).toEqual([{ done: 0, total: 3 }]);
+    finish.get("redis_key_store")!();
+    finish.get("no_key")!();
+    finish.get("atomic_claim")!();
+    await all;
+    expect(progress).toEqual([
+      { done: 0, total: 3 },
+      { done: 1, total: 3 },
+      { done: 2, total: 3 },
+      { done: 3, total: 3 },
+    ]);
+  });
+
+  it("labels a long button with where its run is", () => {
+    expect(crashButtonLabel({ done: 2, total: 7 })).toBe("Crash runs: 2 of 7 done…");
+    expect(raceButtonLabel({ phase: "storms", strategy: "no_key", index: 3, total: 7 })).toBe(
+      "Storm 3 of 7…",
+    );
+    expect(raceButtonLabel({ phase: "crashes", done: 0, total: 7 })).toBe(
+      "Crash runs: 0 of 7 done…",
+    );
   });
 });

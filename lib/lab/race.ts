@@ -46,17 +46,45 @@ export async function raceDesigns(
     await steps.storm(strategy).catch(failure(strategy, "storm"));
   }
 
-  let done = 0;
-  steps.onProgress({ phase: "crashes", done, total: runnable.length });
-  await Promise.all(
-    runnable.map((strategy) =>
-      steps
-        .crash(strategy)
-        .catch(failure(strategy, "crash"))
-        .finally(() =>
-          steps.onProgress({ phase: "crashes", done: ++done, total: runnable.length }),
-        ),
-    ),
+  await crashSideBySide(
+    runnable,
+    (strategy) => steps.crash(strategy).catch(failure(strategy, "crash")),
+    (progress) => steps.onProgress({ phase: "crashes", ...progress }),
   );
   return result;
+}
+
+export interface CrashProgress {
+  done: number;
+  total: number;
+}
+
+/**
+ * Every design's crash run at once (each waits out its own key expiry or
+ * lease, so one after another would take minutes), saying how many are
+ * done before any ends and as each one ends. A crash run that throws counts
+ * as done; recording why is the caller's.
+ */
+export async function crashSideBySide(
+  strategies: readonly LabStrategy[],
+  crash: (strategy: LabStrategy) => Promise<void>,
+  onProgress: (progress: CrashProgress) => void,
+): Promise<void> {
+  const total = strategies.length;
+  let done = 0;
+  onProgress({ done, total });
+  await Promise.allSettled(
+    strategies.map((strategy) =>
+      crash(strategy).finally(() => onProgress({ done: ++done, total })),
+    ),
+  );
+}
+
+/** What a long lab button says while its run goes on: where it is, in a few words. */
+export function raceButtonLabel(race: RaceProgress): string {
+  return race.phase === "storms" ? `Storm ${race.index} of ${race.total}…` : crashButtonLabel(race);
+}
+
+export function crashButtonLabel({ done, total }: CrashProgress): string {
+  return `Crash runs: ${done} of ${total} done…`;
 }

@@ -187,6 +187,28 @@ export async function latestStorms(
   });
 }
 
+/**
+ * The account's latest storm and latest crash run of each design, however
+ * many runs came after them: at most one row per (strategy, kind), newest
+ * first. The page's comparison reads these, so a design stormed early never
+ * reads "not run" because later runs pushed it out of the latest list.
+ */
+export async function latestRunsOfEachDesign(db: Database, accountId: string): Promise<LabStorm[]> {
+  // DISTINCT ON keeps the first row of each (strategy, kind) in the ORDER
+  // BY, so one statement picks every pair's newest on PostgreSQL and PGlite
+  // alike; id breaks a tie of created_at as latestStorms does.
+  const newest = await db.$queryRaw<{ id: string }[]>`
+    SELECT DISTINCT ON (strategy, kind) id::text AS id
+      FROM lab_storms
+     WHERE account_id = ${accountId}::uuid
+     ORDER BY strategy, kind, created_at DESC, id DESC`;
+  if (newest.length === 0) return [];
+  return db.labStorm.findMany({
+    where: { id: { in: newest.map((row) => row.id) } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+}
+
 export async function reportStorm(
   db: Database,
   records: PaymentRecords,

@@ -279,7 +279,18 @@ export const PATHS: Record<string, PathSpec> = {
     get: {
       operationId: "listLabRuns",
       tag: "Lab",
-      summary: "The latest lab runs, newest first, each with its report",
+      summary: "The latest 20 lab runs, newest first, each with its report",
+      authenticated: true,
+      responses: { 200: { description: "The runs.", body: "LabStormList" } },
+    },
+  },
+  "/api/lab/latest-runs": {
+    get: {
+      operationId: "listLatestLabRunsOfEachDesign",
+      tag: "Lab",
+      summary: "Each design's latest storm and latest crash run, however many runs came since",
+      description:
+        "At most one storm and one crash run per strategy, newest first, each with its report; the list is always whole (has_more is false).",
       authenticated: true,
       responses: { 200: { description: "The runs.", body: "LabStormList" } },
     },

@@ -81,6 +81,8 @@ export interface Rows {
   paidProviderKeys(accountId: string): Promise<Set<string>>;
   /** The orders written for one cart, as the lab counts a storm's. */
   ordersForCart(accountId: string, cartId: string): Promise<number>;
+  /** How many lab runs of each strategy and kind the account has recorded. */
+  labRunCounts(accountId: string): Promise<{ strategy: string; kind: string; runs: number }[]>;
   /** One lab storm as stored. */
   labStorm(stormId: string): Promise<
     | {
@@ -242,6 +244,14 @@ export function rowsIn(db: Queryable): Rows {
         [value],
       );
       return rows[0]!;
+    },
+    async labRunCounts(accountId) {
+      const { rows } = await db.query<{ strategy: string; kind: string; runs: number }>(
+        `SELECT strategy::text, kind::text, count(*)::int AS runs FROM lab_storms
+          WHERE account_id = $1 GROUP BY strategy, kind ORDER BY strategy, kind`,
+        [accountId],
+      );
+      return rows;
     },
     async labStorm(stormId) {
       const { rows } = await db.query<{

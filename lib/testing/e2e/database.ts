@@ -27,6 +27,7 @@ export const {
   providerIntents,
   ordersForCart,
   labStorm,
+  labRunCounts,
 } = rows;
 
 /** The account behind this browser's session cookie (created on its first API call). */
