@@ -86,6 +86,25 @@ describe("the requests that presented a key", () => {
     );
   });
 
+  it("records an answer that broke off on the way as lost, and its retry as the replay", async () => {
+    const shopper = await createAccount();
+    expect(
+      (await setDemoSettings(shopper.token, { networkDelayMs: 0, loseResponse: true })).status,
+    ).toBe(200);
+    const key = randomUUID();
+    const body = cartBody();
+    await expect(postOrder({ token: shopper.token, key, body })).rejects.toThrow(TypeError);
+    const retry = await postOrder({ token: shopper.token, key, body });
+    expect(retry.response.headers.get("idempotent-replayed")).toBe("true");
+
+    const stored = await waitForRecorded(shopper.id, key, 2);
+    expect(stored.rows.map(({ status, answer }) => ({ status, answer }))).toEqual([
+      { status: 201, answer: "lost" },
+      { status: 201, answer: "replay" },
+    ]);
+    expect(stored.rows[1]!.request_id).toBe(retry.response.headers.get("x-request-id"));
+  });
+
   it("keeps another account's requests under its own key, even when it sends the same key string", async () => {
     const shopper = await createAccount();
     const other = await createAccount();
