@@ -2,32 +2,33 @@ import Link from "next/link";
 import type { KeyInspection } from "@/lib/ledger/key-inspection";
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon, CheckIcon, KeyIcon } from "@/components/ui/icons";
-import { formatInstant } from "./format";
+import { KeyRequests } from "./KeyRequests";
+import { formatInstant, formatTime } from "./format";
 
 const STEPS: { point: keyof KeyInspection["reached"]; label: string; what: string }[] = [
   {
     point: "claimed",
     label: "Claimed",
-    what: "INSERT … ON CONFLICT won the key, before anything else",
+    what: "the server took the key for one attempt, before doing anything else",
   },
   {
     point: "paymentStarted",
     label: "Payment started",
-    what: "the charge was about to be asked for, its cart stored",
+    what: "the cart was stored, then the payment provider asked to charge it",
   },
   {
     point: "charged",
     label: "Charged",
-    what: "the provider answered; its answer stored with the key",
+    what: "the payment provider answered, and its answer was stored with the key",
   },
   {
     point: "finished",
     label: "Finished",
-    what: "the order and the completed key committed together",
+    what: "the order and the answer for every retry were saved together",
   },
 ];
 
-/** One key's life, from our row and from the payment provider's records. */
+/** One key's life: what the server did with it, the requests that presented it, and the payment provider's records. */
 export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
   const { reached, lease, provider } = inspection;
   return (
@@ -50,36 +51,16 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
         </span>
       </p>
 
-      <Section title="Its life">
-        <ol className="space-y-3 border-l-2 border-sand pl-4" data-testid="key-timeline">
-          {STEPS.map(({ point, label, what }) => {
-            const at = reached[point];
-            return (
-              <li key={point} className="relative" data-point={point} data-reached={at !== null}>
-                <span
-                  aria-hidden="true"
-                  className={`absolute -left-[1.6rem] top-0.5 grid size-5 place-items-center rounded-full ring-4 ring-white ${at ? "bg-sage text-white" : "bg-oat text-mocha"}`}
-                >
-                  {at && <CheckIcon width={12} height={12} strokeWidth={2.5} />}
-                </span>
-                <p className="text-sm font-semibold text-espresso">
-                  {label}{" "}
-                  <span className="font-normal tabular-nums text-mocha">
-                    {at ? (
-                      <time dateTime={at}>{formatInstant(at, "milliseconds")}</time>
-                    ) : (
-                      "not reached"
-                    )}
-                  </span>
-                </p>
-                <p className="text-xs text-mocha">{what}</p>
-              </li>
-            );
-          })}
-        </ol>
-      </Section>
+      <div className="grid gap-5 sm:grid-cols-2">
+        <Section title="What the server did" icon>
+          <Steps reached={reached} />
+        </Section>
+        <Section title="The requests that presented it">
+          <KeyRequests requests={inspection.requests} />
+        </Section>
+      </div>
 
-      <Section title="The row">
+      <Section title="Stored with the key">
         <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[10rem_minmax(0,1fr)]">
           <Field label="Request">
             <code className="font-mono">
@@ -88,6 +69,10 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
           </Field>
           <Field label="Fingerprint">
             <code className="break-all font-mono text-xs">{inspection.fingerprint}</code>
+            <span className="mt-1 block text-xs text-mocha">
+              A hash of the request (method, path and body): a retry under this key must send the
+              same request, or it is refused as a different one.
+            </span>
           </Field>
           <Field label="Stored answer">
             {inspection.response ? (
@@ -96,10 +81,10 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
               "none yet"
             )}
           </Field>
-          <Field label="Lease">
+          <Field label="Held by">
             {lease ? (
               <span data-testid="key-lease">
-                held by <code className="break-all font-mono text-xs">{lease.owner}</code> until{" "}
+                the attempt <code className="break-all font-mono text-xs">{lease.owner}</code> until{" "}
                 {formatInstant(lease.expiresAt)}
                 {lease.expired && (
                   <strong className="font-semibold text-berry">
@@ -109,7 +94,7 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
                 )}
               </span>
             ) : (
-              <span data-testid="key-lease">none: nobody holds a complete key</span>
+              <span data-testid="key-lease">nobody: a complete key only answers retries</span>
             )}
           </Field>
           <Field label="Key expires">{formatInstant(inspection.expiresAt)}</Field>
@@ -156,7 +141,8 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
           <ul className="mt-2 space-y-1 text-xs text-mocha">
             {inspection.payments.map((payment) => (
               <li key={payment.providerPaymentId}>
-                Our payment row: {payment.status}, {formatMoney(payment.amount, payment.currency)},{" "}
+                Our payment record: {payment.status},{" "}
+                {formatMoney(payment.amount, payment.currency)},{" "}
                 <code className="font-mono">{payment.providerPaymentId}</code>
                 {payment.declineCode && ` (${payment.declineCode})`}
               </li>
@@ -224,11 +210,47 @@ function ProviderIntents({
   );
 }
 
-function Section({ title, children }: { title: string; children: React.ReactNode }) {
+/** The recovery points, each with when the key reached it (the database's clock). */
+function Steps({ reached }: { reached: KeyInspection["reached"] }) {
+  return (
+    <ol className="space-y-3 border-l-2 border-sand pl-4" data-testid="key-timeline">
+      {STEPS.map(({ point, label, what }) => {
+        const at = reached[point];
+        return (
+          <li key={point} className="relative" data-point={point} data-reached={at !== null}>
+            <span
+              aria-hidden="true"
+              className={`absolute -left-[1.6rem] top-0.5 grid size-5 place-items-center rounded-full ring-4 ring-white ${at ? "bg-sage text-white" : "bg-oat text-mocha"}`}
+            >
+              {at && <CheckIcon width={12} height={12} strokeWidth={2.5} />}
+            </span>
+            <p className="text-sm font-semibold text-espresso">
+              {label}{" "}
+              <span className="font-normal tabular-nums text-mocha">
+                {at ? <time dateTime={at}>{formatTime(at)}</time> : "not reached"}
+              </span>
+            </p>
+            <p className="text-xs text-mocha">{what}</p>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+function Section({
+  title,
+  icon = false,
+  children,
+}: {
+  title: string;
+  icon?: boolean;
+  children: React.ReactNode;
+}) {
   return (
     <section className="rounded-2xl border border-sand bg-white p-4 sm:p-5">
       <h2 className="mb-3 flex items-center gap-2 font-display text-lg font-semibold text-espresso">
-        {title === "Its life" && <KeyIcon width={18} height={18} className="text-clay" />}
+        {icon && <KeyIcon width={18} height={18} className="text-clay" />}
         {title}
       </h2>
       {children}

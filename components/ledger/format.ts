@@ -10,3 +10,8 @@ export function formatInstant(
 export function keyPagePath(key: string): string {
   return `/keys/${encodeURIComponent(key)}`;
 }
+
+/** The time of day alone, to the millisecond (UTC), for moments listed under one date. */
+export function formatTime(iso: string): string {
+  return `${iso.slice(11, 23)} UTC`;
+}

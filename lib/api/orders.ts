@@ -1,4 +1,5 @@
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
+import type { Queryable } from "@/lib/db/sql";
 import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
@@ -7,48 +8,98 @@ import { jsonResponse } from "@/lib/http/json";
 import { invalidQuery, parseListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/http/uuid";
 import { problemResponse, problemType } from "@/lib/http/problem";
-import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
+import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
+import { requestIdFor } from "@/lib/http/request-id";
+import { RETRY_AFTER_SECONDS, runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
+import { parseIdempotencyKey } from "@/lib/idempotency/key";
+import {
+  keyRequestAnswerOf,
+  recordKeyRequestQuietly,
+  type KeyRequestAnswerOf,
+} from "@/lib/idempotency/key-requests";
 import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { ordersPage } from "@/lib/ledger/orders";
 import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
 import { observeCheckout } from "@/lib/observability/metrics";
+import { currentContext } from "@/lib/observability/request-context";
 import { orderView } from "@/lib/orders/order-view";
 import { getServices } from "@/lib/services";
 
 /** Every answer with account data: for this caller only, and kept by no cache. */
 const PRIVATE = { "Cache-Control": "private, no-store" };
 
-/** POST /api/orders, counted and timed by outcome (oncepay_checkout_outcomes_total). */
+/**
+ * POST /api/orders, counted and timed by outcome
+ * (oncepay_checkout_outcomes_total), and recorded under its key, if it
+ * presented one of the caller's, once its answer is known
+ * (lib/idempotency/key-requests.ts).
+ */
 export async function createOrder(request: Request): Promise<Response> {
   const startedAt = performance.now();
   const seconds = () => (performance.now() - startedAt) / 1000;
+  const { authenticator, statements } = getServices();
+  let accountId: string | undefined;
+  const record = (answered: KeyRequestAnswerOf | undefined) =>
+    accountId && recordPresentedKey(statements, request, accountId, answered, startedAt);
   try {
-    const { outcome, response } = await checkout(request);
+    // Identity first: 401 before the key is looked at.
+    const auth = await authenticate(authenticator, request);
+    if (!auth.ok) {
+      observeCheckout(checkoutOutcomeOf(auth.failure), seconds());
+      return outcomeToResponse(auth.failure);
+    }
+    accountId = auth.caller.accountId;
+    const { outcome, response, answerLost } = await checkout(request, accountId);
     observeCheckout(checkoutOutcomeOf(outcome), seconds());
+    await record(keyRequestAnswerOf(outcome, { answerLost }));
     return response;
   } catch (error) {
     // The route wrapper answers these (503 or 500); they count all the same.
-    observeCheckout(
-      isDatabaseUnavailable(error) ? "database_unavailable" : "internal_error",
-      seconds(),
+    const unavailable = isDatabaseUnavailable(error);
+    observeCheckout(unavailable ? "database_unavailable" : "internal_error", seconds());
+    await record(
+      keyRequestAnswerOf(unavailable ? DATABASE_UNAVAILABLE : { kind: "internal-error" }),
     );
     throw error;
   }
 }
 
-/**
- * Identity first (401 before the key is looked at), then the idempotent
- * checkout. A request the key's row answers (a replay, a 409, a 422) costs
- * one statement; one that claims a new key is counted by the account's
- * rate limit (a 429 releases the claim at once, so nothing stays stored
- * under the key and the same key works once the window has room).
- */
-async function checkout(request: Request): Promise<{ outcome: Outcome; response: Response }> {
-  const { authenticator, db, statements, checkoutFor } = getServices();
-  const auth = await authenticate(authenticator, request);
-  if (!auth.ok) return answer(auth.failure);
-  const { accountId } = auth.caller;
+const DATABASE_UNAVAILABLE: Outcome = {
+  kind: "database-unavailable",
+  retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable,
+};
 
+/** Records the request under the key it presented, if its header names one. */
+async function recordPresentedKey(
+  statements: Queryable,
+  request: Request,
+  accountId: string,
+  answered: KeyRequestAnswerOf | undefined,
+  startedAt: number,
+): Promise<void> {
+  const key = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER));
+  if (!answered || !key.ok) return;
+  await recordKeyRequestQuietly(statements, {
+    ...answered,
+    accountId,
+    idempotencyKey: key.key,
+    requestId: currentContext()?.requestId ?? requestIdFor(request),
+    elapsedMs: performance.now() - startedAt,
+  });
+}
+
+/**
+ * The idempotent checkout, for an authenticated caller. A request the key's
+ * row answers (a replay, a 409, a 422) costs one statement; one that claims
+ * a new key is counted by the account's rate limit (a 429 releases the
+ * claim at once, so nothing stays stored under the key and the same key
+ * works once the window has room).
+ */
+async function checkout(
+  request: Request,
+  accountId: string,
+): Promise<{ outcome: Outcome; response: Response; answerLost: boolean }> {
+  const { db, statements, checkoutFor } = getServices();
   // The demo settings shape a checkout that charges: read once, if at all.
   let demoRead: Promise<DemoSettings> | undefined;
   const demoSettings = () => (demoRead ??= demoSettingsFor(statements, accountId));
@@ -66,13 +117,9 @@ async function checkout(request: Request): Promise<{ outcome: Outcome; response:
     (await demoSettings()).loseResponse &&
     (await takeLostResponse(db, accountId))
   ) {
-    return { outcome, response: lostResponse() };
+    return { outcome, response: lostResponse(), answerLost: true };
   }
-  return answer(outcome);
-}
-
-function answer(outcome: Outcome): { outcome: Outcome; response: Response } {
-  return { outcome, response: outcomeToResponse(outcome) };
+  return { outcome, response: outcomeToResponse(outcome), answerLost: false };
 }
 
 /** GET /api/orders/{id}: the owner sees the order; anyone else learns nothing, not even that it exists. */

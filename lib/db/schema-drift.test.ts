@@ -5,6 +5,7 @@ import { migrate } from "@/lib/db/migrate";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import {
   AccountKind,
+  KeyRequestAnswer,
   KeyState,
   LabRunKind,
   LabStrategy,
@@ -179,6 +180,30 @@ describe("schema.prisma and the SQL migrations", () => {
       const key = keys[0]!;
       expect(await client.idempotencyKey.findUniqueOrThrow({ where: { id: key.id } })).toEqual(key);
 
+      const answers = Object.values(KeyRequestAnswer);
+      const count = await client.idempotencyKeyRequestCount.create({
+        data: { keyId: key.id, seen: answers.length },
+      });
+      expect(
+        await client.idempotencyKeyRequestCount.findUniqueOrThrow({ where: { keyId: key.id } }),
+      ).toEqual(count);
+      for (const [index, answer] of answers.entries()) {
+        const request = await client.idempotencyKeyRequest.create({
+          data: {
+            keyId: key.id,
+            nth: index + 1,
+            requestId: crypto.randomUUID(),
+            receivedAt: now,
+            answeredAt: now,
+            status: 200 + index,
+            answer,
+          },
+        });
+        expect(
+          await client.idempotencyKeyRequest.findUniqueOrThrow({ where: { id: request.id } }),
+        ).toEqual(request);
+      }
+
       for (const [index, source] of Object.values(OrderSource).entries()) {
         const order = await client.order.create({
           data: {
@@ -273,6 +298,38 @@ describe("schema.prisma and the SQL migrations", () => {
         expect(loaded.payment?.providerPaymentId).toBe("pi_succeeded");
         expect(loaded.idempotencyKey?.id).toBe(key.id);
       }
+    });
+  });
+
+  it("delete a key's recorded requests and their counter with the key", async () => {
+    await withMigratedClient(async (client) => {
+      const account = await client.account.create({
+        data: { tokenHash: "r".repeat(64), kind: "api" },
+      });
+      const key = await client.idempotencyKey.create({
+        data: {
+          accountId: account.id,
+          idemKey: "k",
+          requestMethod: "POST",
+          requestPath: "/api/orders",
+          fingerprint: "f".repeat(64),
+          expiresAt: new Date(),
+          requestCount: { create: { seen: 1 } },
+          requests: {
+            create: {
+              nth: 1,
+              requestId: "req-1",
+              receivedAt: new Date(),
+              answeredAt: new Date(),
+              status: 201,
+              answer: "completed",
+            },
+          },
+        },
+      });
+      await client.idempotencyKey.delete({ where: { id: key.id } });
+      expect(await client.idempotencyKeyRequest.count({ where: { keyId: key.id } })).toBe(0);
+      expect(await client.idempotencyKeyRequestCount.count({ where: { keyId: key.id } })).toBe(0);
     });
   });
 

@@ -101,6 +101,13 @@ export function outcomeToResponse(outcome: Outcome): Response {
   }
 }
 
+/** The HTTP status an outcome is answered with (the stored one, for a replay or a completion). */
+export function outcomeStatus(outcome: Outcome): number {
+  return outcome.kind === "replay" || outcome.kind === "completed"
+    ? outcome.stored.status
+    : PROBLEMS[outcome.kind].status;
+}
+
 export function problemDetailsFor(
   outcome: Exclude<Outcome, { kind: "replay" | "completed" }>,
 ): ProblemDetails {

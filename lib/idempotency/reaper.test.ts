@@ -1,12 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
-import { createAccount, postOrder } from "@/lib/testing/api-client";
+import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import {
   closeTestDb,
   countRows,
   expireKey,
   expireLease,
+  keyRequestRowsOfKeyId,
+  keyRequestsOf,
   keyRow,
   testDb,
   testPrisma,
@@ -46,6 +48,50 @@ describe("the reaper", () => {
       [shopper.id],
     );
     expect(rows[0].n).toBe(5);
+  });
+
+  it("deletes the requests recorded under an expired key with it", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = cartBody();
+    for (let sent = 0; sent < 3; sent++)
+      expect((await postOrder({ token: shopper.token, key, body })).response.status).toBe(201);
+    await expect.poll(async () => (await keyRequestsOf(shopper.id, key)).rows.length).toBe(3);
+    const { id: keyId } = (await keyRow(shopper.id, key))!;
+    // Three requests and the key's counter.
+    expect(await keyRequestRowsOfKeyId(keyId)).toBe(4);
+
+    await expireKey(shopper.id, key);
+    await reapUntilNothingIsLeft();
+
+    expect(await keyRow(shopper.id, key)).toBeUndefined();
+    expect(await keyRequestRowsOfKeyId(keyId)).toBe(0);
+  });
+
+  it("starts the requests afresh when a key past its TTL is used again: the old key's go with its row", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = cartBody();
+    for (let sent = 0; sent < 2; sent++)
+      expect((await postOrder({ token: shopper.token, key, body })).response.status).toBe(201);
+    await expect.poll(async () => (await keyRequestsOf(shopper.id, key)).seen).toBe(2);
+    const { id: oldKeyId } = (await keyRow(shopper.id, key))!;
+    await expireKey(shopper.id, key);
+
+    const again = await postOrder({ token: shopper.token, key, body: cartBody() });
+    expect(again.response.status).toBe(201);
+    expect(again.response.headers.get("idempotent-replayed")).toBeNull();
+
+    expect(await keyRequestRowsOfKeyId(oldKeyId)).toBe(0);
+    await expect.poll(async () => (await keyRequestsOf(shopper.id, key)).seen).toBe(1);
+    expect((await keyRequestsOf(shopper.id, key)).rows).toMatchObject([
+      {
+        nth: 1,
+        status: 201,
+        answer: "completed",
+        request_id: again.response.headers.get("x-request-id"),
+      },
+    ]);
   });
 
   it("spares an expired key whose attempt still holds a live lease", async () => {

@@ -2,6 +2,7 @@ import type { Database } from "@/lib/db/client";
 import { z } from "zod";
 import { KeyState, RecoveryPoint } from "@/lib/generated/prisma/enums";
 import { mapWithLimit } from "@/lib/map-with-limit";
+import { keyRequestsOf, keyRequestsSchema } from "@/lib/ledger/key-requests";
 import { orderLocation } from "@/lib/orders/order-view";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import {
@@ -19,8 +20,9 @@ import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
 
 /**
  * One Idempotency-Key's life, from both sides: our row (state, recovery
- * point and when it reached each, lease, expiry, fingerprint), what it
- * produced (the order, the payment rows), and what the payment provider
+ * point and when it reached each, lease, expiry, fingerprint), the requests
+ * that presented it, what it produced (the order, the payment rows), and
+ * what the payment provider
  * holds under the key's provider key (its PaymentIntents and their charges).
  * GET /api/keys/{key} and the key page show this; the OpenAPI document is
  * made from this schema, and the type is read from it.
@@ -101,6 +103,7 @@ export const keyInspectionSchema = z.object({
       }),
     )
     .describe("Our payment rows for the key: the paid one, or the decline."),
+  requests: keyRequestsSchema,
 });
 export type KeyInspection = z.infer<typeof keyInspectionSchema>;
 
@@ -154,12 +157,13 @@ export async function inspectKey(
     },
     row.provider_key_generation,
   );
-  const [order, payments, provider] = await Promise.all([
+  const [order, payments, requests, provider] = await Promise.all([
     db.order.findUnique({
       where: { idempotencyKeyId: row.id },
       select: { id: true, totalAmount: true, currency: true, createdAt: true },
     }),
     db.payment.findMany({ where: { idempotencyKeyId: row.id }, orderBy: { createdAt: "asc" } }),
+    keyRequestsOf(db, row.id),
     providerView(reads, providerKey),
   ]);
   return {
@@ -201,6 +205,7 @@ export async function inspectKey(
       currency: payment.currency,
       declineCode: payment.declineCode,
     })),
+    requests,
   };
 }
 

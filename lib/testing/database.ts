@@ -38,6 +38,8 @@ export const {
   tableCounts,
   rowCounts,
   keyRow,
+  keyRequestsOf,
+  keyRequestRowsOfKeyId,
   expireLease,
   expireKey,
   loseKey,

@@ -30,6 +30,15 @@ export interface KeyRow {
   lease_expires_at: Date | null;
 }
 
+export interface KeyRequestRow {
+  nth: number;
+  request_id: string;
+  status: number;
+  answer: string;
+  received_at: Date;
+  answered_at: Date;
+}
+
 export interface Rows {
   countRows(table: CountedTable, accountId: string): Promise<number>;
   /** Both counts that say "charged once": one order, one payment. */
@@ -39,6 +48,14 @@ export interface Rows {
   keyRow(accountId: string, key: string): Promise<KeyRow | undefined>;
   /** Keys still in flight although their lease ran out: what a crash must never leave behind. */
   stuckKeys(accountId: string): Promise<number>;
+  /**
+   * The requests recorded under one of the account's keys, in the order
+   * they arrived (then the order they were recorded in), with the key's
+   * counter (`seen`, 0 when none was recorded).
+   */
+  keyRequestsOf(accountId: string, key: string): Promise<{ seen: number; rows: KeyRequestRow[] }>;
+  /** Every recorded request and counter row of a key row, by its id: what must go with the key. */
+  keyRequestRowsOfKeyId(keyId: string): Promise<number>;
   /** Simulates the passing of time for one key: its lease ran out. */
   expireLease(accountId: string, key: string): Promise<void>;
   /** Simulates the passing of time for one key: its whole life ran out. */
@@ -139,6 +156,29 @@ export function rowsIn(db: Queryable): Rows {
         [accountId],
       );
       return rows[0]!;
+    },
+    async keyRequestsOf(accountId, key) {
+      const { rows } = await db.query<KeyRequestRow>(
+        `SELECT r.nth, r.request_id, r.status, r.answer::text AS answer, r.received_at, r.answered_at
+           FROM idempotency_key_requests r JOIN idempotency_keys k ON k.id = r.key_id
+          WHERE k.account_id = $1 AND k.idem_key = $2
+          ORDER BY r.received_at, r.nth`,
+        [accountId, key],
+      );
+      const { rows: counts } = await db.query<{ seen: number }>(
+        `SELECT c.seen FROM idempotency_key_request_counts c JOIN idempotency_keys k ON k.id = c.key_id
+          WHERE k.account_id = $1 AND k.idem_key = $2`,
+        [accountId, key],
+      );
+      return { seen: counts[0]?.seen ?? 0, rows };
+    },
+    async keyRequestRowsOfKeyId(keyId) {
+      const { rows } = await db.query<{ count: number }>(
+        `SELECT (SELECT count(*)::int FROM idempotency_key_requests WHERE key_id = $1)
+              + (SELECT count(*)::int FROM idempotency_key_request_counts WHERE key_id = $1) AS count`,
+        [keyId],
+      );
+      return rows[0]!.count;
     },
     async keyRow(accountId, key) {
       const { rows } = await db.query<Omit<KeyRow, "provider_key">>(

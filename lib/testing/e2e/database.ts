@@ -24,6 +24,7 @@ export const {
   idempotencyKeysOf,
   demoFaultsOf,
   keyRow,
+  keyRequestsOf,
   providerIntents,
   ordersForCart,
   labStorm,
