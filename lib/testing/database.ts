@@ -68,6 +68,20 @@ export async function createFreshPostgresDatabase(): Promise<{
 }
 
 /**
+ * The URL of database `name` on the PostgreSQL server under test, as its
+ * own user or as `user` (whether or not that database exists yet).
+ */
+export function serverUrlFor(name: string, { user }: { user?: string } = {}): string {
+  const url = new URL(inject("databaseUrl"));
+  url.pathname = `/${name}`;
+  if (user !== undefined) {
+    url.username = user;
+    url.password = "";
+  }
+  return url.toString();
+}
+
+/**
  * An empty database of its own, for tests of migrations and schema: a new
  * database on the PostgreSQL server under test, or a new in-memory PGlite.
  */
