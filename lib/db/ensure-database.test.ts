@@ -4,8 +4,9 @@ import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, afterEach, expect, it } from "vitest";
 import { DatabaseSetupError } from "@/lib/db/database-setup-error";
-import { ensureDatabase } from "@/lib/db/ensure-database";
+import { ensureDatabase, type EnsuredDatabase } from "@/lib/db/ensure-database";
 import { freePort } from "@/lib/process/free-port";
+import { waitUntil } from "@/lib/process/process-group";
 import { closeTestDb, serverUrlFor, testDb } from "@/lib/testing/database";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 
@@ -27,6 +28,16 @@ function unusedName(stem = "oncepay_ensure"): string {
 async function exists(name: string): Promise<boolean> {
   const { rows } = await testDb().query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
   return rows.length === 1;
+}
+
+/** Sessions waiting on a lock in `CREATE DATABASE "<name>"`. */
+async function createsWaitingFor(name: string): Promise<number> {
+  const { rows } = await testDb().query<{ waiting: number }>(
+    `SELECT count(*)::int AS waiting FROM pg_stat_activity
+      WHERE wait_event_type = 'Lock' AND query = $1`,
+    [`CREATE DATABASE ${pg.escapeIdentifier(name)}`],
+  );
+  return rows[0]!.waiting;
 }
 
 describeOnServer("databases", "ensureDatabase on a PostgreSQL server", () => {
@@ -67,17 +78,29 @@ describeOnServer("databases", "ensureDatabase on a PostgreSQL server", () => {
     await after.end();
   });
 
-  it("eight start-ups at once on one missing database: each saw it missing, exactly one created it, none failed", async () => {
-    // Three rounds, each on a new name: a single round could pass by luck.
-    for (let round = 0; round < 3; round++) {
+  it("eight start-ups at once on one missing database, held together at CREATE DATABASE: exactly one creates it, none fails", async () => {
+    for (let round = 0; round < 2; round++) {
       const name = unusedName();
-      const url = serverUrlFor(name);
+      // CREATE DATABASE checks the name, then locks pg_database to insert
+      // its row: holding that lock until all eight wait there makes their
+      // overlap certain rather than a matter of timing.
+      const gate = await testDb().connect();
+      let calls: Promise<EnsuredDatabase>[] = [];
+      try {
+        await gate.query("BEGIN");
+        await gate.query("LOCK TABLE pg_database IN SHARE MODE");
+        calls = Array.from({ length: 8 }, () => ensureDatabase(serverUrlFor(name)));
+        await waitUntil(async () => (await createsWaitingFor(name)) === 8, {
+          timeoutMs: 20_000,
+          describe: () => `Eight CREATE DATABASE ${name} did not all wait`,
+        });
+      } finally {
+        await gate.query("COMMIT");
+        gate.release();
+      }
 
-      const outcomes = await Promise.all(Array.from({ length: 8 }, () => ensureDatabase(url)));
+      const kinds = (await Promise.all(calls)).map((outcome) => outcome.kind).sort();
 
-      const kinds = outcomes.map((outcome) => outcome.kind).sort();
-      // No "existed": every call found the database missing before any
-      // creation committed, so the calls really overlapped.
       expect(kinds).toEqual(["created", ...Array<string>(7).fill("created-by-another")]);
       expect(await exists(name)).toBe(true);
     }
