@@ -2,13 +2,15 @@
  * `npm run cluster`: OncePay as it is deployed, on this machine. CLUSTER_SIZE
  * app instances (3) behind HAProxy, PgBouncer in transaction mode between
  * them and PostgreSQL, one payment simulator they share (lib/cluster/).
- * Needs DATABASE_URL (a PostgreSQL server). With CLUSTER_DATABASE=patroni
+ * Needs DATABASE_URL (a PostgreSQL server; the database is created when the
+ * server does not have it). With CLUSTER_DATABASE=patroni
  * the app's PostgreSQL is three nodes under Patroni, and DATABASE_URL keeps
  * only the payment simulator's ledger. Ctrl-C stops everything.
  */
 import { spawnSync } from "node:child_process";
 import { keptSecret } from "../lib/auth/kept-secret.ts";
 import { startCluster } from "../lib/cluster/cluster.ts";
+import { ensureDatabaseAtStart } from "../lib/db/ensure-database-at-start.ts";
 import { clusterEnv } from "../lib/env.ts";
 import { typescriptScriptArgs } from "../lib/process/typescript-script.ts";
 
@@ -18,6 +20,9 @@ if (!configured.ok) {
   process.exit(2);
 }
 const env = configured.env;
+// Before the tools and the build (minutes on a fresh machine): a database
+// that cannot be made is said at once.
+await ensureDatabaseAtStart(env.DATABASE_URL, "[oncepay]");
 
 for (const step of [
   ["bash", ["scripts/ensure-cluster-tools.sh"]],

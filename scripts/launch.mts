@@ -5,7 +5,8 @@
  *   node --import tsx scripts/launch.mts start   # production server (after `next build`)
  *   node --import tsx scripts/launch.mts dev     # development server
  *
- * With DATABASE_URL set it migrates and uses that PostgreSQL. Without it, it
+ * With DATABASE_URL set it uses that PostgreSQL: it creates the database
+ * when the server does not have it yet, and migrates it. Without it, it
  * starts the embedded PGlite database (persisted in EMBEDDED_DATA_DIR) and
  * serves it on a local port, so the app talks to it exactly as to a server.
  * Signals are forwarded to Next.js, which gets NEXT_STOP_GRACE_MS to finish
@@ -22,6 +23,7 @@ import path from "node:path";
 import { keptSecret } from "../lib/auth/kept-secret.ts";
 import { launcherEnv } from "../lib/env.ts";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "../lib/db/embedded.ts";
+import { ensureDatabaseAtStart } from "../lib/db/ensure-database-at-start.ts";
 import { migrate } from "../lib/db/migrate.ts";
 import { LAUNCHER_PID_ENV, stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
 import { bundleServer } from "../lib/process/server-bundle.ts";
@@ -56,6 +58,9 @@ if (databaseUrl) {
     console.log(
       `[oncepay] migrations: straight to ${describeUrl(env.DIRECT_DATABASE_URL)} (from DIRECT_DATABASE_URL)`,
     );
+  // A fresh server has no database of that name yet: made here, before the
+  // migrations and the simulator connect (or one line says what to run).
+  await ensureDatabaseAtStart(env.DIRECT_DATABASE_URL ?? databaseUrl, "[oncepay]");
 } else {
   const dataDir = path.resolve(env.EMBEDDED_DATA_DIR);
   // Slots beyond the app's pool leave room for psql, tests and tools.

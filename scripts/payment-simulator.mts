@@ -9,9 +9,11 @@
  * SIMULATOR_POOL_MAX (10) is its connection pool (1 on the embedded database);
  * SIMULATOR_API_KEYS the API keys it accepts, comma-separated (more can be
  * registered at POST /_simulator/api_keys).
- * It creates its tables (schema payment_simulator) on start-up, and stops
+ * It creates the database when the server does not have it, and its tables
+ * (schema payment_simulator), on start-up, and stops
  * cleanly on SIGINT/SIGTERM after answering the requests in progress.
  */
+import { ensureDatabaseAtStart } from "../lib/db/ensure-database-at-start.ts";
 import { simulatorEnv } from "../lib/payments/simulator/env.ts";
 import { startPaymentSimulator } from "../lib/payments/simulator/server.ts";
 import { stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
@@ -24,6 +26,7 @@ try {
   process.exit(2);
 }
 
+await ensureDatabaseAtStart(env.DATABASE_URL, "[payment-simulator]");
 const simulator = await startPaymentSimulator({
   databaseUrl: env.DATABASE_URL,
   port: env.SIMULATOR_PORT,

@@ -1,7 +1,13 @@
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, expect, it } from "vitest";
 import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
 import { typescriptScriptArgs } from "@/lib/process/typescript-script";
-import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database";
+import { closeTestDb, onServerUnderTest, unusedPostgresDatabase } from "@/lib/testing/database";
+import {
+  documentedCommands,
+  namedDatabase,
+  npmScriptOf,
+  scriptFileOf,
+} from "@/lib/testing/documented-commands";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 import { processesInGroup, stillRunning, type RunningProcess } from "@/lib/testing/processes";
 
@@ -12,37 +18,50 @@ import { processesInGroup, stillRunning, type RunningProcess } from "@/lib/testi
  * group of its own, so a SIGKILL of the cluster script reaches none of them:
  * the instances watch the script, and HAProxy and PgBouncer get SIGTERM from
  * the kernel when it ends (their parent-death signal).
+ *
+ * Each run is the command docs/cluster.md shows (read from it), on a
+ * database name the server has never had, as on a fresh machine: the
+ * script must create it before the cluster can become ready.
  */
 const WITHIN_MS = 10_000;
 
-let database: { url: string; drop(): Promise<void> };
+const documented = documentedCommands().find(
+  (command) =>
+    npmScriptOf(command) === "cluster" &&
+    namedDatabase(command) &&
+    (command.env.CLUSTER_DATABASE ?? "server") === "server",
+);
+let database: ReturnType<typeof unusedPostgresDatabase> | undefined;
 let cluster: GroupProcess | undefined;
 
 describeOnServer("pooler", "npm run cluster, ended by a signal", () => {
-  beforeAll(async () => {
-    database = await createFreshPostgresDatabase();
-  });
   afterEach(async () => {
     await cluster?.kill();
     cluster = undefined;
-  });
-  afterAll(async () => {
     await database?.drop();
-    await closeTestDb();
+    database = undefined;
   });
+  afterAll(closeTestDb);
 
   it.each(["SIGTERM", "SIGINT", "SIGKILL"] as const)(
-    "%s: every part ends within 10 s",
+    "%s: the docs' command, on a database the server lacks, starts; then every part ends within 10 s",
     async (signal) => {
+      if (!documented) throw new Error("docs/ show no `npm run cluster` that names a database");
+      const { url, database: documentedName } = namedDatabase(documented)!;
+      database = unusedPostgresDatabase(documentedName);
+      expect(await database.exists()).toBe(false);
       let output = "";
       const script = startProcess({
         command: process.execPath,
-        args: typescriptScriptArgs("scripts/cluster.mts"),
+        args: typescriptScriptArgs(scriptFileOf("cluster")),
         env: {
           ...process.env,
-          DATABASE_URL: database.url,
+          ...documented.env,
+          DATABASE_URL: onServerUnderTest(url, database.name),
+          // Two instances and free ports: affordable, and beside other runs.
           CLUSTER_SIZE: "2",
           PORT: "0",
+          TLS_PORT: "0",
           LOG_LEVEL: "warn",
           NEXT_TELEMETRY_DISABLED: "1",
         },
@@ -54,6 +73,7 @@ describeOnServer("pooler", "npm run cluster, ended by a signal", () => {
         process: script,
         describe: () => `The cluster did not start:\n${output}`,
       });
+      expect(output).toContain(`[oncepay] database "${database.name}" did not exist: created it`);
 
       // Each part leads a process group of its own; the table prints its pid.
       const partGroups = [...output.matchAll(/ pid (\d+)$/gm)].map((match) => Number(match[1]));

@@ -7,6 +7,7 @@ import { startHaproxy, type Balancer } from "@/lib/cluster/haproxy";
 import { startReplicatedPostgres, type ReplicatedPostgres } from "@/lib/cluster/patroni";
 import { startPgBouncer, type PgBouncer } from "@/lib/cluster/pgbouncer";
 import { makeLocalCertificate, type TlsCertificate } from "@/lib/cluster/tls-certificate";
+import { ensureDatabase } from "@/lib/db/ensure-database";
 import { migrate } from "@/lib/db/migrate";
 import {
   LOCAL_SIMULATOR_SECRET_KEY,
@@ -110,6 +111,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   };
 
   try {
+    // The simulator's ledger (and, unless replicated, the app's tables) on a
+    // server that may not have the database yet.
+    await ensureDatabase(options.databaseUrl);
     const names = Array.from({ length: options.size }, (_, index) => `app${index + 1}`);
     const ports = await Promise.all(names.map(() => freePort()));
 

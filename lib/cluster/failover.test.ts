@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
 import { newAdminKey } from "@/lib/payments/simulator/admin-key";
-import { createFreshPostgresDatabase } from "@/lib/testing/database";
+import { unusedPostgresDatabase } from "@/lib/testing/database";
 import { setTimeout as delay } from "node:timers/promises";
 import {
   checkoutsAcrossFailure,
@@ -27,6 +27,10 @@ import { describeOnServer } from "@/lib/testing/postgres-server-only";
  * charge per key, none without an order, and no answer outside the contract
  * on the way. The same stall and kill on asynchronous replication must break
  * those rules, and the test says that it does.
+ *
+ * The simulator's ledger is on a database name the server has never had,
+ * as for `CLUSTER_DATABASE=patroni npm run cluster` on a fresh machine:
+ * starting the cluster creates it.
  */
 const CHECKOUTS = 100;
 /** 100 checkouts 50 ms apart: the failure comes while they still arrive. */
@@ -34,7 +38,7 @@ const ARRIVING_FAST = { arrivalGapMs: 50, atProvider: 20 };
 /** 100 checkouts 100 ms apart: they keep arriving through a 6 s stall. */
 const ARRIVING_FOR_10_S = { arrivalGapMs: 100, atProvider: 10 };
 
-let simulatorDatabase: { url: string; drop(): Promise<void> };
+let simulatorDatabase: ReturnType<typeof unusedPostgresDatabase>;
 let cluster: Cluster;
 
 describeOnServer(
@@ -42,8 +46,9 @@ describeOnServer(
   "failover: the primary of a Patroni cluster killed under load",
   () => {
     beforeAll(async () => {
-      simulatorDatabase = await createFreshPostgresDatabase();
+      simulatorDatabase = unusedPostgresDatabase();
       cluster = await startReplicatedCluster(simulatorDatabase.url);
+      expect(await simulatorDatabase.exists()).toBe(true);
     }, 240_000);
 
     afterAll(async () => {
@@ -124,11 +129,11 @@ describeOnServer(
   "replication",
   "failover with asynchronous replication (broken on purpose): the same stall and kill",
   () => {
-    let asyncSimulatorDatabase: { url: string; drop(): Promise<void> };
+    let asyncSimulatorDatabase: ReturnType<typeof unusedPostgresDatabase>;
     let asyncCluster: Cluster;
 
     beforeAll(async () => {
-      asyncSimulatorDatabase = await createFreshPostgresDatabase();
+      asyncSimulatorDatabase = unusedPostgresDatabase();
       asyncCluster = await startReplicatedCluster(asyncSimulatorDatabase.url, {
         synchronous: false,
       });

@@ -70,6 +70,59 @@ export async function createFreshPostgresDatabase(): Promise<{
 }
 
 /**
+ * The URL of database `name` on the PostgreSQL server under test, as its
+ * own user or as `user` (whether or not that database exists yet).
+ */
+export function serverUrlFor(name: string, { user }: { user?: string } = {}): string {
+  const url = new URL(inject("databaseUrl"));
+  url.pathname = `/${name}`;
+  if (user !== undefined) {
+    url.username = user;
+    url.password = "";
+  }
+  return url.toString();
+}
+
+/**
+ * A database name the server under test has never had, for a test that
+ * starts something the way a fresh machine would: what it starts must
+ * create it. `drop` removes it, if it was made, with its connections.
+ * Real PostgreSQL only.
+ */
+export function unusedPostgresDatabase(stem = "oncepay_fresh"): {
+  name: string;
+  url: string;
+  exists(): Promise<boolean>;
+  drop(): Promise<void>;
+} {
+  const name = `${stem}_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  return {
+    name,
+    url: serverUrlFor(name),
+    exists: async () =>
+      (await testDb().query("SELECT 1 FROM pg_database WHERE datname = $1", [name])).rows.length ===
+      1,
+    drop: async () =>
+      void (await testDb().query(
+        `DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`,
+      )),
+  };
+}
+
+/**
+ * A PostgreSQL URL from the docs, moved to the server under test (its
+ * host, port, user and password: CI's need not be the docs' local
+ * default) and naming `database`, with whatever options the docs gave.
+ */
+export function onServerUnderTest(documentedUrl: string, database: string): string {
+  const server = new URL(serverUrlFor(database));
+  const url = new URL(documentedUrl);
+  for (const part of ["username", "password", "hostname", "port", "pathname"] as const)
+    url[part] = server[part];
+  return url.toString();
+}
+
+/**
  * An empty database of its own, for tests of migrations and schema: a new
  * database on the PostgreSQL server under test, or a new in-memory PGlite.
  */

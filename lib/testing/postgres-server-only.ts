@@ -17,6 +17,8 @@ export const SERVER_ONLY_REASONS = {
   pooler: "PgBouncer between the app and the server (it speaks to a PostgreSQL server)",
   crash: "a PostgreSQL server of its own to crash (initdb, pg_ctl)",
   replication: "PostgreSQL servers replicated by Patroni (it runs PostgreSQL itself)",
+  databases:
+    "databases and roles of its own made on the server (the embedded database is one database)",
 } as const;
 
 export type ServerOnlyReason = keyof typeof SERVER_ONLY_REASONS;
