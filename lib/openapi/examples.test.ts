@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openApiDocument, type JsonObject } from "@/lib/openapi/document";
-import { exampleViolations } from "@/lib/openapi/example-check";
+import { exampleViolations } from "@/lib/testing/openapi-example-check";
 import { OPERATION_EXAMPLES } from "@/lib/openapi/examples";
 import { withExamples } from "@/lib/openapi/with-examples";
 
