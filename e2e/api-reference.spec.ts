@@ -245,7 +245,9 @@ for (const { width, height, contents } of [
         )
         .toBe(true);
     }
-    await page.locator("#createOrder").scrollIntoViewIfNeeded();
+    await page
+      .locator("#createOrder")
+      .evaluate((entry) => entry.scrollIntoView({ block: "start", behavior: "instant" }));
     await page.screenshot({ path: testInfo.outputPath(`api-reference-operation-${width}.png`) });
   });
 }

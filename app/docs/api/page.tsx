@@ -55,7 +55,7 @@ export default async function ApiReferencePage() {
               operations
             </summary>
             <div className="mt-3">
-              <ApiContents view={view} />
+              <ApiContents view={view} titled={false} />
             </div>
           </details>
 
