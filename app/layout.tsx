@@ -14,7 +14,10 @@ export const viewport: Viewport = {
 export default function RootLayout({ children }: Readonly<{ children: React.ReactNode }>) {
   return (
     <html lang="en">
-      <body className="min-h-dvh bg-cream font-sans text-espresso antialiased">{children}</body>
+      {/* A column at least the viewport's height: the footer (mt-auto) sits at its bottom on a short page. */}
+      <body className="flex min-h-dvh flex-col bg-cream font-sans text-espresso antialiased">
+        {children}
+      </body>
     </html>
   );
 }

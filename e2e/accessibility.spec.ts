@@ -7,7 +7,7 @@ import { chooseStormSize } from "./lab-page";
  * Every page, with content on it, checked by axe against WCAG 2.2 AA at a
  * laptop's and a phone's width: the shop (empty, declined, paid), the lab
  * after a storm, the ledger with orders, the key inspector of a real key,
- * and the API reference.
+ * the API reference (its contents open), and the 404 page.
  */
 test.afterAll(closeDatabase);
 
@@ -82,6 +82,17 @@ for (const { width, height, name } of [
     await page.goto("/docs/api");
     await expect(page.getByTestId("api-operation").first()).toBeVisible();
     await expectNoViolations(page, "the API reference");
+    // Its contents: a side list on a laptop, folded at the top below 1024 px.
+    if (width < 1024) {
+      const compactContents = page.getByTestId("contents-compact");
+      await compactContents.locator("summary").click();
+      await expect(compactContents.getByRole("navigation", { name: "On this page" })).toBeVisible();
+      await expectNoViolations(page, "the API reference, contents open");
+    }
+
+    expect((await page.goto("/nope"))?.status()).toBe(404);
+    await expect(page.getByTestId("not-found")).toBeVisible();
+    await expectNoViolations(page, "the 404 page");
 
     await page.goto("/lab");
     await chooseStormSize(page, 2);

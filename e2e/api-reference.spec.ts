@@ -3,8 +3,9 @@ import { duration } from "@/lib/openapi/duration";
 
 /**
  * The API reference (/docs/api) as a reader reaches it: from the header's
- * API link. What it lists is checked against the document the server
- * publishes at /api/openapi.json, not against a copy kept here.
+ * API link. What it lists, and every example it shows, is checked against
+ * the document the server publishes at /api/openapi.json, not against a
+ * copy kept here.
  */
 
 interface PublishedDocument {
@@ -99,5 +100,154 @@ for (const { width, height, name } of [
     await page
       .locator("#createOrder")
       .screenshot({ path: testInfo.outputPath(`api-reference-checkout-${name}.png`) });
+  });
+}
+
+interface ExampleOperation {
+  operationId: string;
+  tags: string[];
+  parameters?: { name: string; in: string; example?: unknown }[];
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  responses: Record<
+    string,
+    {
+      headers?: Record<string, { example?: unknown }>;
+      content?: Record<string, { example?: unknown }>;
+    }
+  >;
+}
+
+/** The operations the page lists, as the published document has them, examples and all. */
+async function listedOperations(page: Page) {
+  const answer = await page.request.get("/api/openapi.json");
+  const document = (await answer.json()) as {
+    paths: Record<string, Record<string, ExampleOperation>>;
+  };
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(
+        ([method, operation]) =>
+          !["head", "options"].includes(method) && !operation.tags.includes("Not served"),
+      )
+      .map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })),
+  );
+}
+
+/** Every example message the page shows, read off the page: start line, headers, body. */
+async function shownExamples(page: Page) {
+  return page.getByTestId("api-operation").evaluateAll((entries) =>
+    entries.map((entry) => {
+      const message = (figure: Element) => ({
+        status: figure.getAttribute("data-status"),
+        startLine: figure.querySelector('[data-testid="example-start-line"]')?.textContent,
+        headers: Object.fromEntries(
+          [...figure.querySelectorAll('[data-testid="example-header"]')].map((header) => [
+            header.getAttribute("data-name"),
+            header.textContent!.replace(/^\n?[^:]+: /, ""),
+          ]),
+        ),
+        body: figure.querySelector('[data-testid="example-body"]')?.textContent ?? null,
+      });
+      return {
+        id: entry.getAttribute("data-operation-id")!,
+        request: [...entry.querySelectorAll('[data-testid="example-request"]')].map(message),
+        answers: [...entry.querySelectorAll('[data-testid="example-answer"]')].map(message),
+      };
+    }),
+  );
+}
+
+test("API reference: each operation shows an example request and answer equal to the published document's", async ({
+  page,
+}) => {
+  const operations = await listedOperations(page);
+  await page.goto("/docs/api");
+  const shown = new Map((await shownExamples(page)).map((entry) => [entry.id, entry]));
+  expect([...shown.keys()].sort()).toEqual(
+    operations.map(({ operation }) => operation.operationId).sort(),
+  );
+
+  for (const { path, method, operation } of operations) {
+    const entry = shown.get(operation.operationId)!;
+    const name = `${method} ${path}`;
+    expect(entry.request, name).toHaveLength(1);
+    const request = entry.request[0]!;
+    expect(request.startLine, name).toMatch(new RegExp(`^${method} /api/\\S+ HTTP/1.1$`));
+    for (const parameter of operation.parameters ?? []) {
+      if (parameter.example === undefined) continue;
+      const value = String(parameter.example);
+      if (parameter.in === "header") expect(request.headers[parameter.name], name).toBe(value);
+      else expect(request.startLine, name).toContain(encodeURIComponent(value));
+    }
+    const body = operation.requestBody?.content["application/json"]?.example;
+    expect(request.body === null ? undefined : JSON.parse(request.body), name).toEqual(body);
+
+    const exemplified = Object.entries(operation.responses).filter(([, response]) =>
+      Object.values(response.content ?? {}).some((described) => described.example !== undefined),
+    );
+    expect(
+      entry.answers.map((answer) => answer.status),
+      name,
+    ).toEqual(exemplified.map(([status]) => status));
+    for (const [status, response] of exemplified) {
+      const answer = entry.answers.find((shownAnswer) => shownAnswer.status === status)!;
+      const [mediaType, described] = Object.entries(response.content!)[0]!;
+      expect(answer.startLine, `${name} ${status}`).toMatch(new RegExp(`^HTTP/1.1 ${status}\\b`));
+      expect(answer.headers["Content-Type"], `${name} ${status}`).toBe(mediaType);
+      for (const [header, value] of Object.entries(response.headers ?? {}))
+        if (value.example !== undefined)
+          expect(answer.headers[header], `${name} ${status} ${header}`).toBe(String(value.example));
+      const shownBody = mediaType.endsWith("json") ? JSON.parse(answer.body!) : answer.body;
+      expect(shownBody, `${name} ${status}`).toEqual(described.example);
+    }
+  }
+  // The checkout's example sends the Idempotency-Key, as every client of it must.
+  expect(shown.get("createOrder")!.request[0]!.headers["Idempotency-Key"]).toBeTruthy();
+});
+
+for (const { width, height, contents } of [
+  { width: 1280, height: 800, contents: "contents-side" },
+  { width: 390, height: 844, contents: "contents-compact" },
+]) {
+  test(`API reference at ${width} px: each contents link takes the reader to its operation`, async ({
+    page,
+  }, testInfo) => {
+    await page.setViewportSize({ width, height });
+    await page.goto("/docs/api");
+    const nav = page.getByTestId(contents);
+    if (contents === "contents-compact") {
+      await expect(page.getByTestId("contents-side")).toBeHidden();
+      await nav.locator("summary").click();
+    } else {
+      await expect(page.getByTestId("contents-compact")).toBeHidden();
+    }
+    const ids = await page
+      .getByTestId("api-operation")
+      .evaluateAll((entries) => entries.map((entry) => entry.id));
+    const links = nav.getByRole("navigation", { name: "On this page" }).locator('a[href^="#"]');
+    const targets = await links.evaluateAll((anchors) =>
+      anchors.map((anchor) => anchor.getAttribute("href")!.slice(1)),
+    );
+    // Every operation is in the contents, each once.
+    expect(targets.filter((target) => ids.includes(target)).sort()).toEqual([...ids].sort());
+
+    for (const id of ids) {
+      await links.and(page.locator(`[href="#${id}"]`)).click();
+      await expect(page).toHaveURL(new RegExp(`#${id}$`));
+      // Scrolled (smoothly) until the operation's top sits just under the viewport's top:
+      // the page's scroll padding and the entry's scroll margin, 48 px, apart from it.
+      await expect
+        .poll(() =>
+          page.locator(`#${id}`).evaluate((entry) => {
+            const top = entry.getBoundingClientRect().top;
+            return top >= 0 && top <= 64;
+          }),
+        )
+        .toBe(true);
+    }
+    await page
+      .locator("#createOrder")
+      .evaluate((entry) => entry.scrollIntoView({ block: "start", behavior: "instant" }));
+    await page.screenshot({ path: testInfo.outputPath(`api-reference-operation-${width}.png`) });
   });
 }

@@ -14,7 +14,7 @@ export default async function OrdersPage({ searchParams }: PageProps<"/orders">)
   return (
     <>
       <SiteHeader current="orders" skipTo={{ href: "#orders", label: "Skip to your orders" }} />
-      <main id="orders" className="mx-auto max-w-4xl px-4 pb-16 pt-6 sm:px-6 lg:px-8">
+      <main id="orders" className="mx-auto w-full max-w-4xl px-4 pb-16 pt-6 sm:px-6 lg:px-8">
         <p className="text-xs font-semibold uppercase tracking-[0.16em] text-clay">The ledger</p>
         <h1 className="mt-1 font-display text-3xl font-semibold text-espresso sm:text-4xl">
           Your orders

@@ -1,10 +1,14 @@
 import type { ApiReferenceView } from "@/lib/pages/api-reference";
 
-/** The page's table of contents: the rules, each group's operations, the schemas. */
-export function ApiContents({ view }: { view: ApiReferenceView }) {
+/**
+ * The page's table of contents: the rules, each group's operations, the
+ * schemas. `titled`: whether it shows its own title (folded at the top of
+ * a phone's page, the fold's summary is its title).
+ */
+export function ApiContents({ view, titled = true }: { view: ApiReferenceView; titled?: boolean }) {
   return (
     <nav aria-label="On this page" className="text-sm">
-      <p className="font-semibold text-espresso">On this page</p>
+      {titled && <p className="font-semibold text-espresso">On this page</p>}
       <ul className="mt-2 space-y-3">
         <li>
           <a href="#checkout-rules" className="font-medium text-espresso hover:underline">

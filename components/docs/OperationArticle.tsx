@@ -1,11 +1,22 @@
 import type { OperationEntry } from "@/lib/pages/api-reference";
 import { MethodBadge } from "./badges";
 import { FieldList } from "./FieldList";
+import { OperationExamples } from "./OperationExamples";
 import { Prose } from "./Prose";
 import { ResponseList } from "./ResponseList";
 
-/** One operation: what it takes and every answer it gives. */
-export function OperationArticle({ operation }: { operation: OperationEntry }) {
+/**
+ * One operation: what it takes, an example request and answer, and every
+ * answer it can give (folded away, but for the checkout's, which the rules
+ * link into: most of them are the answers every operation shares).
+ */
+export function OperationArticle({
+  operation,
+  answersOpen = false,
+}: {
+  operation: OperationEntry;
+  answersOpen?: boolean;
+}) {
   const { id, method, path, summary, description, authenticated, parameters, requestBody } =
     operation;
   return (
@@ -57,10 +68,15 @@ export function OperationArticle({ operation }: { operation: OperationEntry }) {
           </a>
         </p>
       )}
-      <h4 className="mt-4 text-sm font-semibold text-espresso">Answers</h4>
-      <div className="mt-2">
-        <ResponseList operationId={id} responses={operation.responses} />
-      </div>
+      {operation.example && <OperationExamples example={operation.example} />}
+      <details className="group mt-4" open={answersOpen}>
+        <summary className="cursor-pointer text-sm font-semibold text-espresso hover:underline">
+          Every answer ({operation.responses.length})
+        </summary>
+        <div className="mt-2">
+          <ResponseList operationId={id} responses={operation.responses} />
+        </div>
+      </details>
     </article>
   );
 }

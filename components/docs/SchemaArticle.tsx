@@ -1,7 +1,7 @@
 import type { SchemaEntry } from "@/lib/pages/api-reference";
 import { FieldList } from "./FieldList";
 
-/** One component schema of the document, its fields listed. */
+/** One component schema of the document, its fields listed (folded: some have dozens). */
 export function SchemaArticle({ schema }: { schema: SchemaEntry }) {
   return (
     <article
@@ -19,7 +19,14 @@ export function SchemaArticle({ schema }: { schema: SchemaEntry }) {
       </h3>
       <div className="mt-2">
         {schema.fields.length > 0 ? (
-          <FieldList label={`Fields of ${schema.name}`} fields={schema.fields} />
+          <details>
+            <summary className="cursor-pointer text-sm text-mocha hover:underline">
+              {schema.fields.length} {schema.fields.length === 1 ? "field" : "fields"}
+            </summary>
+            <div className="mt-2">
+              <FieldList label={`Fields of ${schema.name}`} fields={schema.fields} />
+            </div>
+          </details>
         ) : (
           <p className="text-sm text-mocha">{schema.type}</p>
         )}

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { LogoMark } from "@/components/ui/Logo";
 import { BagIcon } from "@/components/ui/icons";
 
-/** The page the header is on, marked in its navigation. */
+/** The page the header is on, marked in its navigation (null: none of them, as on a 404). */
 export type SitePage = "shop" | "lab" | "orders" | "key" | "api";
 
 const NAV: { page: SitePage; href: string; label: string }[] = [
@@ -16,7 +16,7 @@ export function SiteHeader({
   current = "shop",
   skipTo = { href: "#products", label: "Skip to the shop" },
 }: {
-  current?: SitePage;
+  current?: SitePage | null;
   skipTo?: { href: string; label: string };
 }) {
   return (

@@ -12,6 +12,7 @@ import { REQUEST_PROBLEMS } from "@/lib/http/request-problems";
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
 import { idempotencyKeyFieldSchema, MAX_KEY_LENGTH } from "@/lib/idempotency/key";
 import { duration } from "@/lib/openapi/duration";
+import { OPERATION_EXAMPLES } from "@/lib/openapi/examples";
 import {
   PATHS,
   type OperationSpec,
@@ -20,13 +21,15 @@ import {
   type Responses,
 } from "@/lib/openapi/operations";
 import { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from "@/lib/openapi/schemas";
+import { withExamples } from "@/lib/openapi/with-examples";
 
 /**
  * The OpenAPI 3.1 document of OncePay's API, made from the operation table
  * (operations.ts) and the zod schemas the code parses requests with and
  * reads response types from: GET /api/openapi.json serves it, the API
  * reference page renders it, and the contract tests check every answer
- * against it.
+ * against it. Each listed operation carries an example request and answer
+ * (examples.ts).
  */
 
 /** What the server keeps a key for: published with the key, as the Idempotency-Key draft asks. */
@@ -286,35 +289,39 @@ function operationObject(method: string, operation: OperationSpec, policy: KeyPo
     ...keyParameter(operation, policy),
     ...(operation.listQuery ? queryParameters(operation.listQuery) : []),
   ];
-  return {
-    operationId: operation.operationId,
-    tags: [operation.tag],
-    summary: operation.summary,
-    ...(operation.description && { description: operation.description }),
-    ...(operation.authenticated && { security: [{ bearerToken: [] }, { sessionCookie: [] }] }),
-    ...(parameters.length > 0 && { parameters }),
-    ...(operation.requestBody && {
-      requestBody: {
-        required: true,
-        content: {
-          "application/json": {
-            schema: { $ref: `${COMPONENT_SCHEMA_PREFIX}${operation.requestBody}` },
+  return withExamples(
+    operation.operationId,
+    {
+      operationId: operation.operationId,
+      tags: [operation.tag],
+      summary: operation.summary,
+      ...(operation.description && { description: operation.description }),
+      ...(operation.authenticated && { security: [{ bearerToken: [] }, { sessionCookie: [] }] }),
+      ...(parameters.length > 0 && { parameters }),
+      ...(operation.requestBody && {
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: { $ref: `${COMPONENT_SCHEMA_PREFIX}${operation.requestBody}` },
+            },
           },
         },
-      },
-    }),
-    ...(operation.idempotencyKey === "required" && {
-      "x-idempotency-key": {
-        header: IDEMPOTENCY_KEY_HEADER,
-        required: true,
-        retentionSeconds: policy.retentionSeconds,
-        leaseSeconds: policy.leaseSeconds,
-        fingerprint: ["method", "path", "body"],
-        scope: "account",
-      },
-    }),
-    responses: responsesObject(allResponses(method, operation)),
-  };
+      }),
+      ...(operation.idempotencyKey === "required" && {
+        "x-idempotency-key": {
+          header: IDEMPOTENCY_KEY_HEADER,
+          required: true,
+          retentionSeconds: policy.retentionSeconds,
+          leaseSeconds: policy.leaseSeconds,
+          fingerprint: ["method", "path", "body"],
+          scope: "account",
+        },
+      }),
+      responses: responsesObject(allResponses(method, operation)),
+    },
+    OPERATION_EXAMPLES[operation.operationId],
+  );
 }
 
 /** The methods a path does not serve: each answers 405 with Allow (api-methods.ts); OPTIONS answers 204. */

@@ -1,5 +1,10 @@
 import { PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
 import type { JsonObject, KeyPolicy } from "@/lib/openapi/document";
+import {
+  operationExample,
+  type ExampleSource,
+  type OperationExampleView,
+} from "@/lib/pages/api-examples";
 import { checkoutRules, type CheckoutRule } from "@/lib/pages/checkout-rules";
 import {
   fieldRows,
@@ -45,6 +50,8 @@ export interface OperationEntry {
   parameters: ParameterRow[];
   requestBody?: string;
   responses: ResponseRow[];
+  /** An example request and its answers, from the document's own examples. */
+  example?: OperationExampleView;
 }
 
 export interface SchemaEntry {
@@ -73,7 +80,7 @@ interface OpenApiDocument {
   components: { schemas: Record<string, JsonSchema> };
 }
 
-interface OpenApiOperation {
+interface OpenApiOperation extends ExampleSource {
   operationId: string;
   tags: string[];
   summary: string;
@@ -85,8 +92,9 @@ interface OpenApiOperation {
     required?: boolean;
     description?: string;
     schema: JsonSchema;
+    example?: unknown;
   }[];
-  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  requestBody?: { content: Record<string, { schema: JsonSchema; example?: unknown }> };
   responses: Record<string, OpenApiResponse>;
   /** The key policy, on the operations that take OncePay's Idempotency-Key. */
   "x-idempotency-key"?: KeyPolicy;
@@ -94,8 +102,8 @@ interface OpenApiOperation {
 
 interface OpenApiResponse {
   description: string;
-  headers?: Record<string, { required?: boolean }>;
-  content?: Record<string, { schema: JsonSchema & { allOf?: JsonSchema[] } }>;
+  headers?: Record<string, { required?: boolean; example?: unknown }>;
+  content?: Record<string, { schema: JsonSchema & { allOf?: JsonSchema[] }; example?: unknown }>;
 }
 
 // Listed once in words rather than per path: every path answers OPTIONS,
@@ -145,6 +153,7 @@ export function apiReferenceView(published: JsonObject): ApiReferenceView {
 
 function operationEntry(path: string, method: string, operation: OpenApiOperation): OperationEntry {
   const body = operation.requestBody?.content["application/json"]?.schema;
+  const example = operationExample(method.toUpperCase(), path, operation);
   return {
     id: operation.operationId,
     tag: operation.tags[0]!,
@@ -164,6 +173,7 @@ function operationEntry(path: string, method: string, operation: OpenApiOperatio
     responses: Object.entries(operation.responses).map(([status, response]) =>
       responseRow(Number(status), response),
     ),
+    ...(example && { example }),
   };
 }
 

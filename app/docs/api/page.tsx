@@ -22,9 +22,9 @@ export default async function ApiReferencePage() {
       <SiteHeader current="api" skipTo={{ href: "#reference", label: "Skip to the reference" }} />
       <main
         id="reference"
-        className="mx-auto max-w-7xl px-4 pb-16 pt-6 sm:px-6 lg:grid lg:grid-cols-[15rem_1fr] lg:gap-10 lg:px-8"
+        className="mx-auto w-full max-w-7xl px-4 pb-16 pt-6 sm:px-6 lg:grid lg:grid-cols-[15rem_1fr] lg:gap-10 lg:px-8"
       >
-        <aside className="hidden lg:block">
+        <aside className="hidden lg:block" data-testid="contents-side">
           <div className="sticky top-6 max-h-[calc(100dvh-3rem)] overflow-y-auto pr-2">
             <ApiContents view={view} />
           </div>
@@ -46,6 +46,18 @@ export default async function ApiReferencePage() {
               The OpenAPI 3.1 document
             </a>
           </p>
+          <details
+            className="mt-6 rounded-2xl border border-sand bg-white p-4 lg:hidden"
+            data-testid="contents-compact"
+          >
+            <summary className="cursor-pointer font-semibold text-espresso">
+              Contents: {view.groups.reduce((count, group) => count + group.operations.length, 0)}{" "}
+              operations
+            </summary>
+            <div className="mt-3">
+              <ApiContents view={view} titled={false} />
+            </div>
+          </details>
 
           <DocsSection
             id="checkout-rules"
@@ -80,7 +92,11 @@ export default async function ApiReferencePage() {
             >
               <div className="space-y-6">
                 {group.operations.map((operation) => (
-                  <OperationArticle key={operation.id} operation={operation} />
+                  <OperationArticle
+                    key={operation.id}
+                    operation={operation}
+                    answersOpen={operation.id === view.checkout.id}
+                  />
                 ))}
               </div>
             </DocsSection>

@@ -18,7 +18,7 @@ export default async function KeyPage({ params }: PageProps<"/keys/[key]">) {
   return (
     <>
       <SiteHeader current="key" skipTo={{ href: "#key", label: "Skip to the key" }} />
-      <main id="key" className="mx-auto max-w-3xl px-4 pb-16 pt-6 sm:px-6 lg:px-8">
+      <main id="key" className="mx-auto w-full max-w-3xl px-4 pb-16 pt-6 sm:px-6 lg:px-8">
         <Link
           href="/orders"
           className="text-sm font-semibold text-clay underline underline-offset-2"

@@ -1,0 +1,312 @@
+import type { z } from "zod";
+import { problemDetailsFor } from "@/lib/idempotency/outcomes";
+import type { ResponseHeader } from "@/lib/openapi/operations";
+import type { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from "@/lib/openapi/schemas";
+
+/**
+ * One example request and its answers for every operation the reference
+ * lists, written into the OpenAPI document (parameter, header and media-type
+ * `example`s) and shown on /docs/api. Each value is typed by the zod schema
+ * the document's schema is made from, and examples.test.ts checks every one
+ * against the document's own schemas, so an example cannot drift from what
+ * the API reads and writes. The values are real answers of a local run,
+ * shortened.
+ */
+
+type RequestBody<Name extends keyof typeof REQUEST_SCHEMAS> = z.input<
+  (typeof REQUEST_SCHEMAS)[Name]
+>;
+type ResponseBody<Name extends keyof typeof RESPONSE_SCHEMAS> = z.output<
+  (typeof RESPONSE_SCHEMAS)[Name]
+>;
+
+export interface AnswerExample {
+  status: number;
+  /** Values of the answer's headers; X-Request-Id is added to every answer. */
+  headers?: Partial<Record<ResponseHeader, string>>;
+  /** A JSON body (application/json or, for an error, application/problem+json). */
+  body?: unknown;
+  /** A text/plain body. */
+  text?: string;
+}
+
+export interface OperationExample {
+  /** Values of the operation's path, query and header parameters, by name. */
+  parameters?: Record<string, string | number>;
+  requestBody?: unknown;
+  /** The first is the answer the reference shows beside the request. */
+  answers: AnswerExample[];
+}
+
+export const EXAMPLE_REQUEST_ID = "1cdb3d23-3cc4-41a6-9ea0-086f560ce38e";
+const KEY = "7f0c5a2e-6b1d-4d8e-9a4f-3c2b1a0d9e8f";
+const ORDER_ID = "3c307779-97df-416d-99cd-9c76dd5fdf1e";
+const ORDER_LOCATION = `/api/orders/${ORDER_ID}`;
+const STORM_ID = "727bbbce-5775-4f4d-ae96-ad621da39b9a";
+const PAYMENT_ID = "pi_6YoOORn8Y6bSbRq3ty5TSsq2";
+
+const checkoutRequest: RequestBody<"CheckoutRequest"> = {
+  cartId: "cart-2f9d1c",
+  items: [
+    { sku: "mug-ceramic-350", quantity: 2 },
+    { sku: "beans-house-250", quantity: 1 },
+  ],
+  paymentMethod: "pm_card_visa",
+};
+
+const order: ResponseBody<"Order"> = {
+  id: ORDER_ID,
+  object: "order",
+  status: "paid",
+  idempotencyKey: KEY,
+  source: "checkout",
+  cartId: "cart-2f9d1c",
+  currency: "usd",
+  amount: 5050,
+  items: [
+    { sku: "mug-ceramic-350", name: "Stoneware Mug", unitAmount: 1800, quantity: 2, amount: 3600 },
+    {
+      sku: "beans-house-250",
+      name: "House Blend Beans",
+      unitAmount: 1450,
+      quantity: 1,
+      amount: 1450,
+    },
+  ],
+  payment: { id: PAYMENT_ID, status: "succeeded", paymentMethod: "pm_card_visa" },
+  createdAt: "2026-12-06T02:00:37.544Z",
+};
+
+const orderList: ResponseBody<"OrderList"> = { object: "list", data: [order], has_more: true };
+
+const keyInspection: ResponseBody<"IdempotencyKey"> = {
+  object: "idempotency_key",
+  key: KEY,
+  state: "complete",
+  recoveryPoint: "finished",
+  reached: {
+    claimed: "2026-12-06T02:00:37.477Z",
+    paymentStarted: "2026-12-06T02:00:37.511Z",
+    charged: "2026-12-06T02:00:37.543Z",
+    finished: "2026-12-06T02:00:37.553Z",
+  },
+  lease: null,
+  expiresAt: "2026-12-07T02:00:37.477Z",
+  fingerprint: "6caca37772a72e8bfcac244915bb41f9877b74bd387c0d302c36df11c0421f44",
+  request: { method: "POST", path: "/api/orders" },
+  response: { status: 201 },
+  providerKey: "oncepay:1ed913ab-33be-4296-aaa9-d6a40a30d5cc:Qm0ORO7WstCFJftUtTiwQfsrIzGez5Y8",
+  provider: {
+    available: true,
+    paymentIntents: [
+      {
+        id: PAYMENT_ID,
+        status: "succeeded",
+        amount: 5050,
+        currency: "usd",
+        createdAt: "2026-12-06T02:00:38.000Z",
+        charges: [
+          {
+            id: "ch_g6L2srAY7dc4PeCIVSOjuZyP",
+            status: "succeeded",
+            amount: 5050,
+            failureCode: null,
+            createdAt: "2026-12-06T02:00:38.000Z",
+          },
+        ],
+      },
+    ],
+  },
+  order: {
+    id: ORDER_ID,
+    location: ORDER_LOCATION,
+    amount: 5050,
+    currency: "usd",
+    createdAt: "2026-12-06T02:00:37.544Z",
+  },
+  payments: [
+    {
+      providerPaymentId: PAYMENT_ID,
+      status: "succeeded",
+      amount: 5050,
+      currency: "usd",
+      declineCode: null,
+    },
+  ],
+};
+
+const stormKey = "ee964f5a-b59b-4a7c-8224-5ee7a91d54b1";
+const stormCart = "cart_208288db-9cdd-434f-afa6-5af4f776f2ea";
+const storm: ResponseBody<"LabStorm"> = {
+  object: "lab_storm",
+  id: STORM_ID,
+  kind: "storm",
+  strategy: "atomic_claim",
+  size: 10,
+  createdAt: "2026-12-06T02:00:44.776Z",
+  idempotencyKey: stormKey,
+  cartId: stormCart,
+  request: {
+    method: "POST",
+    path: "/api/orders",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": stormKey },
+    body: {
+      cartId: stormCart,
+      items: [{ sku: "mug-ceramic-350", quantity: 1 }],
+      paymentMethod: "pm_card_visa",
+    },
+  },
+  crash: null,
+  orders: 1,
+  provider: { available: true, charges: 1, declined: 0, amountCharged: 1800 },
+  currency: "usd",
+};
+
+const demoSettings: ResponseBody<"DemoSettings"> = {
+  networkDelayMs: 1500,
+  loseResponse: false,
+  faultsEnabled: true,
+};
+
+// What a retry gets while the first attempt still holds the key: made by the
+// code that answers it, so the example says what the server says.
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+const inProgress = problemDetailsFor({
+  kind: "in-flight",
+  retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS,
+});
+
+/** A lab design's checkout: it takes and answers what the checkout does. */
+function labExample(keyed: boolean): OperationExample {
+  return {
+    ...(keyed && { parameters: { "Idempotency-Key": KEY } }),
+    requestBody: checkoutRequest,
+    answers: [{ status: 201, headers: { Location: ORDER_LOCATION }, body: order }],
+  };
+}
+
+export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
+  createOrder: {
+    parameters: { "Idempotency-Key": KEY },
+    requestBody: checkoutRequest,
+    answers: [
+      { status: 201, headers: { Location: ORDER_LOCATION }, body: order },
+      {
+        status: 409,
+        headers: { "Retry-After": String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
+        body: inProgress,
+      },
+    ],
+  },
+  listOrders: {
+    parameters: { limit: 1 },
+    answers: [{ status: 200, body: orderList }],
+  },
+  getOrder: {
+    parameters: { id: ORDER_ID },
+    answers: [{ status: 200, body: order }],
+  },
+  getIdempotencyKey: {
+    parameters: { key: KEY },
+    answers: [{ status: 200, body: keyInspection }],
+  },
+  createAccount: {
+    answers: [
+      {
+        status: 201,
+        body: {
+          id: "1ed913ab-33be-4296-aaa9-d6a40a30d5cc",
+          token: "opk_pRUmqr7OnPq1E4mhcwJ6it6QPssqzFM23MDKmE8Z5Fg",
+        } satisfies ResponseBody<"Account">,
+      },
+    ],
+  },
+  listProducts: {
+    answers: [
+      {
+        status: 200,
+        body: {
+          object: "list",
+          data: [
+            {
+              sku: "mug-ceramic-350",
+              name: "Stoneware Mug",
+              description: "350 ml, glazed by hand in a speckled oat finish.",
+              unitAmount: 1800,
+              currency: "usd",
+              image: "/products/mug.svg",
+            },
+          ],
+          has_more: false,
+        } satisfies ResponseBody<"ProductList">,
+      },
+    ],
+  },
+  getDemoSettings: { answers: [{ status: 200, body: demoSettings }] },
+  putDemoSettings: {
+    requestBody: {
+      networkDelayMs: 1500,
+      loseResponse: false,
+    } satisfies RequestBody<"DemoSettingsRequest">,
+    answers: [{ status: 200, body: demoSettings }],
+  },
+  startLabRun: {
+    requestBody: { strategy: "atomic_claim", size: 10 } satisfies RequestBody<"LabRunRequest">,
+    answers: [{ status: 201, headers: { Location: `/api/lab/storms/${STORM_ID}` }, body: storm }],
+  },
+  listLabRuns: {
+    answers: [
+      {
+        status: 200,
+        body: {
+          object: "list",
+          data: [storm],
+          has_more: false,
+        } satisfies ResponseBody<"LabStormList">,
+      },
+    ],
+  },
+  getLabRun: {
+    parameters: { id: STORM_ID },
+    answers: [{ status: 200, body: storm }],
+  },
+  labNoKeyCheckout: labExample(false),
+  labCheckThenInsertCheckout: labExample(true),
+  labClaimAfterChargeCheckout: labExample(true),
+  labDynamoDbCheckout: labExample(true),
+  labRedisCheckout: labExample(true),
+  labPowertoolsCheckout: labExample(true),
+  health: { answers: [{ status: 200, body: { status: "ok" } satisfies ResponseBody<"Health"> }] },
+  ready: {
+    answers: [
+      {
+        status: 200,
+        body: {
+          status: "ready",
+          checkedAt: "2026-12-06T02:00:37.704Z",
+          checks: { database: { ok: true, ms: 1 } },
+        } satisfies ResponseBody<"Ready">,
+      },
+    ],
+  },
+  metrics: {
+    answers: [
+      {
+        status: 200,
+        text: [
+          "# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.",
+          "# TYPE process_cpu_user_seconds_total counter",
+          "process_cpu_user_seconds_total 1.285804",
+        ].join("\n"),
+      },
+    ],
+  },
+  openApiDocument: {
+    answers: [
+      {
+        status: 200,
+        body: { openapi: "3.1.0", info: { title: "OncePay API", version: "1" } },
+      },
+    ],
+  },
+};
