@@ -7,7 +7,7 @@ import { keyPagePath } from "@/components/ledger/format";
 import { formatMoney } from "@/components/ui/money";
 import { focusOutcome } from "@/components/ui/focus";
 import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
-import { PurchaseDamage } from "./PurchaseDamage";
+import { PURCHASE_DAMAGE_HEADING_ID, PurchaseDamage } from "./PurchaseDamage";
 import { usePurchase } from "./usePurchase";
 
 interface OrderConfirmationProps {
@@ -26,6 +26,14 @@ interface OrderConfirmationProps {
  * shows nothing until the records are counted; the checkout's, protected by
  * its key, is confirmed at once and the count follows.
  */
+/** Each outcome's heading, which names the box and takes the focus. */
+const HEADING_IDS = {
+  confirmed: "order-confirmed-heading",
+  damaged: PURCHASE_DAMAGE_HEADING_ID,
+  counting: "purchase-counting-heading",
+  uncounted: "purchase-counting-heading",
+} as const;
+
 export function OrderConfirmation({
   order,
   replayed,
@@ -61,7 +69,7 @@ export function OrderConfirmation({
     <section
       data-testid="order-confirmation"
       data-outcome={outcome}
-      aria-labelledby="order-outcome-heading"
+      aria-labelledby={HEADING_IDS[outcome]}
     >
       {outcome === "damaged" && counted?.ok ? (
         <PurchaseDamage
@@ -76,7 +84,7 @@ export function OrderConfirmation({
           </span>
           <div>
             <h2
-              id="order-outcome-heading"
+              id={HEADING_IDS[outcome]}
               ref={headingRef}
               tabIndex={-1}
               className="font-display text-2xl font-semibold text-espresso"
@@ -99,7 +107,7 @@ export function OrderConfirmation({
           </span>
           <div>
             <h2
-              id="order-outcome-heading"
+              id={HEADING_IDS[outcome]}
               ref={headingRef}
               tabIndex={-1}
               className="font-display text-2xl font-semibold text-espresso"

@@ -5,6 +5,8 @@ import { damageHeadline } from "@/lib/ledger/purchase";
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon } from "@/components/ui/icons";
 
+export const PURCHASE_DAMAGE_HEADING_ID = "purchase-damage-heading";
+
 /**
  * A purchase the records say went wrong (more than one charge, or an order
  * with none), said first and in the error style: what was taken, for how
@@ -33,7 +35,7 @@ export function PurchaseDamage({
         <div className="flex items-start gap-3">
           <AlertIcon width={24} height={24} strokeWidth={2.25} className="mt-0.5 shrink-0" />
           <h2
-            id="order-outcome-heading"
+            id={PURCHASE_DAMAGE_HEADING_ID}
             ref={headingRef}
             tabIndex={-1}
             className="font-display text-2xl font-semibold leading-tight"
