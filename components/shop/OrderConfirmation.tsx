@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { PAYMENT_METHODS, type Order } from "@/lib/client/api-types";
+import { paidOutcome } from "@/lib/client/purchase";
 import { keyPagePath } from "@/components/ledger/format";
 import { formatMoney } from "@/components/ui/money";
 import { focusOutcome } from "@/components/ui/focus";
@@ -44,15 +45,7 @@ export function OrderConfirmation({
   const headingRef = useRef<HTMLHeadingElement>(null);
   const counted = usePurchase(order.cartId);
   const summary = counted?.ok ? counted.summary : null;
-  const keyless = idempotencyKey === null;
-  const outcome =
-    summary?.verdict === "charged-more-than-once" || summary?.verdict === "not-charged"
-      ? "damaged"
-      : !keyless || summary?.verdict === "charged-once"
-        ? "confirmed"
-        : counted === null
-          ? "counting"
-          : "uncounted";
+  const outcome = paidOutcome(idempotencyKey !== null, counted);
 
   // Move focus to the result, so keyboard and screen reader users land on it (again when the count changes what it is).
   useEffect(() => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { fetchPurchase, purchaseUrl, summaryOf, type Purchase } from "@/lib/client/purchase";
+import {
+  fetchPurchase,
+  paidOutcome,
+  purchaseUrl,
+  summaryOf,
+  type Purchase,
+  type PurchaseResult,
+} from "@/lib/client/purchase";
 
 const purchase: Purchase = {
   object: "purchase",
@@ -48,5 +55,39 @@ describe("the shop's read of a purchase", () => {
         })
       ).ok,
     ).toBe(false);
+  });
+});
+
+describe("what the paid-order box leads with", () => {
+  const counted = (charges: number): PurchaseResult => {
+    const view: Purchase = {
+      ...purchase,
+      charges: { counted: true, charges, amountCharged: charges * 650, currency: "usd" },
+    };
+    return { ok: true, purchase: view, summary: summaryOf(view) };
+  };
+  const failed: PurchaseResult = { ok: false, reason: "unreachable" };
+
+  it("leads with the damage the records count, with a key or without", () => {
+    for (const sentWithKey of [false, true]) {
+      expect(paidOutcome(sentWithKey, counted(2))).toBe("damaged");
+      expect(paidOutcome(sentWithKey, counted(0))).toBe("damaged");
+    }
+  });
+
+  it("shows no success for a payment sent without a key until the records say it was charged once", () => {
+    expect(paidOutcome(false, null)).toBe("counting");
+    expect(paidOutcome(false, failed)).toBe("uncounted");
+    const notCounted: Purchase = { ...purchase, charges: { counted: false, detail: "down" } };
+    expect(
+      paidOutcome(false, { ok: true, purchase: notCounted, summary: summaryOf(notCounted) }),
+    ).toBe("uncounted");
+    expect(paidOutcome(false, counted(1))).toBe("confirmed");
+  });
+
+  it("confirms a payment made under a key at once, the count to follow", () => {
+    expect(paidOutcome(true, null)).toBe("confirmed");
+    expect(paidOutcome(true, failed)).toBe("confirmed");
+    expect(paidOutcome(true, counted(1))).toBe("confirmed");
   });
 });

@@ -78,3 +78,19 @@ function isPurchase(value: unknown): value is Purchase {
         typeof charges.currency === "string")
   );
 }
+
+/** What the paid-order box shows: the damage, the success, or why it shows neither yet. */
+export type PaidOutcome = "damaged" | "confirmed" | "counting" | "uncounted";
+
+/**
+ * The records decide: a purchase they count as charged more than once (or
+ * not at all) is damage, whatever was sent. Short of their answer, only a
+ * payment made under a key (which the server charges once per key) is
+ * confirmed; one sent without a key shows nothing until it is counted.
+ */
+export function paidOutcome(sentWithKey: boolean, counted: PurchaseResult | null): PaidOutcome {
+  const verdict = counted?.ok ? counted.summary.verdict : null;
+  if (verdict === "charged-more-than-once" || verdict === "not-charged") return "damaged";
+  if (sentWithKey || verdict === "charged-once") return "confirmed";
+  return counted === null ? "counting" : "uncounted";
+}
