@@ -5,9 +5,10 @@ import { chooseStormSize } from "./lab-page";
 
 /**
  * Every page, with content on it, checked by axe against WCAG 2.2 AA at a
- * laptop's and a phone's width: the shop (empty, declined, paid), the lab
- * after a storm, the ledger with orders, the key inspector of a real key,
- * the API reference (its contents open), and the 404 page.
+ * laptop's and a phone's width: the shop (empty, declined, paid, charged
+ * twice), the lab after a storm, the ledger with orders (one purchase
+ * charged twice), the key inspector of a real key, the API reference (its
+ * contents open), and the 404 page.
  */
 test.afterAll(closeDatabase);
 
@@ -78,6 +79,24 @@ for (const { width, height, name } of [
     await page.goto(`/keys/${encodeURIComponent(key)}`);
     await expect(page.getByTestId("key-state")).toHaveAttribute("data-state", "complete");
     await expectNoViolations(page, "the key inspector");
+
+    // The No-key demo: a purchase charged twice, which the shop leads with.
+    await page.goto("/");
+    await page.getByRole("radio", { name: "No key (broken)", exact: true }).check();
+    await expect(page.getByTestId("demo-status")).toContainText("Armed: No key (broken).");
+    await page.getByRole("button", { name: "Add Paper Filters to cart" }).click();
+    await page.getByRole("button", { name: "Pay $6.50 without a key" }).click();
+    await expect(page.getByTestId("order-confirmation")).toHaveAttribute(
+      "data-outcome",
+      "damaged",
+      { timeout: 30_000 },
+    );
+    await expectNoViolations(page, "the shop, a purchase charged twice");
+
+    await page.goto("/orders");
+    await expect(page.getByTestId("ledger-purchase")).toHaveCount(2);
+    await expect(page.getByTestId("ledger-damage")).toHaveCount(1);
+    await expectNoViolations(page, "the ledger with a purchase charged twice");
 
     await page.goto("/docs/api");
     await expect(page.getByTestId("api-operation").first()).toBeVisible();

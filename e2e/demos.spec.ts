@@ -272,7 +272,13 @@ test("demo: lost response is retried with the same key and answered with the sto
     { state: "done", status: "201", replayed: true },
   ]);
   await expect(page.getByTestId("attempts-summary")).toHaveText("2 attempts, 1 key, 1 order");
-  await expect(page.getByTestId("order-replayed")).toBeVisible();
+  await expect(page.getByTestId("order-replayed")).toContainText(
+    "nothing was charged a second time",
+  );
+  await expect(page.getByTestId("order-replayed")).toHaveClass(/\bbg-sage-soft\b/);
+  await expect(page.getByTestId("order-provider-charges")).toHaveText(
+    "Charged once, as its own records show",
+  );
   await expect(page.getByTestId("attempt-request-id")).toHaveCount(1);
 
   const accountId = await accountIdOf(context);
@@ -284,6 +290,11 @@ test("demo: lost response is retried with the same key and answered with the sto
   expect(await demoFaultsOf(accountId)).toEqual({ networkDelayMs: 0, loseResponse: false });
 
   await screenshot(page, testInfo.outputPath("lost-response.png"));
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: testInfo.outputPath("replayed-laptop.png") });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId("order-confirmation").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: testInfo.outputPath("replayed-phone.png") });
 });
 
 test("demo: reloading mid-payment resumes the same key from sessionStorage and makes one order", async ({
@@ -362,21 +373,45 @@ test("demo: reloading mid-payment resumes the same key from sessionStorage and m
   await screenshot(page, testInfo.outputPath("reload-mid-payment.png"));
 });
 
-test("demo: without a key (the broken strategy) the lost response's retry charges a second time", async ({
+/**
+ * Records every outcome the paid-order box shows, from the first paint on,
+ * so a test can say a state was never shown, however briefly.
+ */
+async function recordOutcomes(page: Page) {
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    Object.assign(window, { __oncepayOutcomes: seen });
+    new MutationObserver(() => {
+      const box = document.querySelector('[data-testid="order-confirmation"]');
+      const heading = box?.querySelector("h2")?.textContent;
+      const shown = box && `${box.getAttribute("data-outcome")}: ${heading}`;
+      if (shown && shown !== seen.at(-1)) seen.push(shown);
+    }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+}
+
+async function outcomesShown(page: Page): Promise<string[]> {
+  return page.evaluate(
+    () => (window as unknown as { __oncepayOutcomes: string[] }).__oncepayOutcomes,
+  );
+}
+
+test("demo: without a key (the broken strategy) the lost response's retry charges a second time, and the shop leads with the damage", async ({
   page,
   context,
 }, testInfo) => {
   const unsafe = recordPayments(page, "/api/lab/unsafe-orders");
   const real = recordPayments(page, "/api/orders");
+  await recordOutcomes(page);
 
   await page.goto("/");
   await arm(page, "No key (broken)");
   await page.getByRole("button", { name: "Add Paper Filters to cart" }).click();
   await page.getByRole("button", { name: "Pay $6.50 without a key" }).click();
 
-  const orderId = await paidOrderId(page);
+  const confirmation = page.getByTestId("order-confirmation");
+  await expect(confirmation).toHaveAttribute("data-outcome", "damaged", { timeout: 40_000 });
   await expectScenarioFinished(page, "No key (broken)");
-  await expect(page.getByTestId("duplicate-warning")).toBeVisible();
   await expect(page.getByTestId("timeline-key")).toHaveText(
     "No Idempotency-Key sent (broken strategy)",
   );
@@ -395,14 +430,38 @@ test("demo: without a key (the broken strategy) the lost response's retry charge
   const orders = await ordersOf(accountId);
   expect(orders).toHaveLength(2);
   expect(orders.map((o) => o.total_amount)).toEqual([650, 650]);
-  expect(orders.map((o) => o.id)).toContain(orderId);
-  expect(await paymentsOf(accountId)).toEqual([
+  const payments = await paymentsOf(accountId);
+  expect(payments).toEqual([
     { status: "succeeded", amount: 650 },
     { status: "succeeded", amount: 650 },
   ]);
   expect(await idempotencyKeysOf(accountId)).toEqual([]);
 
+  // The shop leads with that damage, as the records count it, in the error style...
+  const charged = payments.reduce((sum, payment) => sum + payment.amount, 0);
+  const headline = `Charged twice: $${(charged / 100).toFixed(2)}, ${orders.length} orders`;
+  const damage = page.getByTestId("purchase-damage");
+  await expect(damage).toHaveAttribute("role", "alert");
+  await expect(damage).toHaveClass(/\bbg-berry\b/);
+  await expect(page.getByTestId("purchase-damage-headline")).toHaveText(headline);
+  await expect(page.getByTestId("purchase-damage-headline")).toBeFocused();
+  expect(
+    await page
+      .getByTestId("purchase-order")
+      .evaluateAll((items) => items.map((item) => item.getAttribute("data-order-id"))),
+  ).toEqual(orders.map((o) => o.id).reverse());
+  // ...and never showed this purchase as a success, not even while it was being counted.
+  await expect(confirmation.getByRole("heading", { name: "Order confirmed" })).toHaveCount(0);
+  const shown = await outcomesShown(page);
+  expect(shown.at(-1)).toBe(`damaged: ${headline}`);
+  expect(shown.filter((outcome) => !/^(counting|damaged):/.test(outcome))).toEqual([]);
+
   await screenshot(page, testInfo.outputPath("no-key.png"));
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: testInfo.outputPath("no-key-laptop.png") });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await confirmation.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: testInfo.outputPath("no-key-phone.png") });
 });
 
 test("demo panel: without demo faults on the server, the server-side scenarios say they are unavailable", async ({

@@ -6,6 +6,7 @@ import {
   idempotencyKeysOf,
   keyRow,
   ordersOf,
+  paymentsOf,
   providerIntents,
 } from "@/lib/testing/e2e/database";
 import { chooseStormSize } from "./lab-page";
@@ -28,15 +29,37 @@ async function payFor(page: Page, product: string): Promise<{ orderId: string; k
   };
 }
 
-/** The ledger's rows as data. */
+/** The ledger's order rows as data, each with the charges counted for its purchase. */
 async function ledgerRows(page: Page) {
   return page.getByTestId("ledger-row").evaluateAll((rows) =>
     rows.map((row) => ({
       orderId: row.getAttribute("data-order-id"),
       source: row.getAttribute("data-source"),
       key: row.querySelector('[data-testid="ledger-key"]')?.textContent ?? null,
-      charges: row.querySelector('[data-testid="ledger-charges"]')?.getAttribute("data-charges"),
+      charges: row
+        .closest('[data-testid="ledger-purchase"]')
+        ?.querySelector('[data-testid="ledger-charges"]')
+        ?.getAttribute("data-charges"),
     })),
+  );
+}
+
+/** The ledger's purchases as data: each with its orders, its verdict and its charges. */
+async function ledgerPurchases(page: Page) {
+  return page.getByTestId("ledger-purchase").evaluateAll((purchases) =>
+    purchases.map((purchase) => {
+      const charges = purchase.querySelector('[data-testid="ledger-charges"]');
+      return {
+        cartId: purchase.getAttribute("data-cart-id"),
+        verdict: purchase.getAttribute("data-verdict"),
+        orders: [...purchase.querySelectorAll('[data-testid="ledger-row"]')].map((row) =>
+          row.getAttribute("data-order-id"),
+        ),
+        charges: charges?.getAttribute("data-charges"),
+        errorStyle: charges?.classList.contains("bg-berry") ?? false,
+        damage: purchase.querySelector('[data-testid="ledger-damage"]')?.textContent ?? null,
+      };
+    }),
   );
 }
 
@@ -49,6 +72,18 @@ test("ledger: my orders, newest first, each with its key and the provider's one 
   const first = await payFor(page, "Stoneware Mug");
   await page.getByRole("button", { name: "Start a new order" }).click();
   const second = await payFor(page, "Paper Filters");
+  // A purchase done right says so once the records are counted.
+  await expect(page.getByTestId("order-confirmation")).toHaveAttribute("data-outcome", "confirmed");
+  await expect(page.getByTestId("order-provider-charges")).toHaveText(
+    "Charged once, as its own records show",
+  );
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByTestId("order-confirmation").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: testInfo.outputPath("paid-laptop.png") });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId("order-confirmation").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: testInfo.outputPath("paid-phone.png") });
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await page.getByTestId("see-orders").click();
   await expect(page).toHaveURL(/\/orders$/);
@@ -90,6 +125,80 @@ test("ledger: my orders, newest first, each with its key and the provider's one 
   expect(foreignKey?.status()).toBe(404);
   await expect(theirs.getByTestId("key-not-found")).toBeVisible();
   await stranger.close();
+});
+
+test("ledger: one cart paid twice without a key is one purchase of two orders, its two charges in red", async ({
+  page,
+  context,
+}, testInfo) => {
+  await page.goto("/");
+  // What the No-key demo sends: the same cart twice, without an Idempotency-Key.
+  const cart = {
+    cartId: `cart_${crypto.randomUUID()}`,
+    items: [{ sku: "filters-paper-100", quantity: 2 }],
+  };
+  const keyless: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const response = await page.request.post("/api/lab/unsafe-orders", { data: cart });
+    expect(response.status()).toBe(201);
+    keyless.push((await response.json()).id);
+  }
+  // And one purchase done right, after it.
+  const right = await page.request.post("/api/orders", {
+    headers: { "Idempotency-Key": crypto.randomUUID() },
+    data: {
+      cartId: `cart_${crypto.randomUUID()}`,
+      items: [{ sku: "mug-ceramic-350", quantity: 1 }],
+    },
+  });
+  expect(right.status()).toBe(201);
+  const rightOrder = await right.json();
+
+  await page.goto("/orders");
+  await expect(page.getByTestId("ledger-purchase")).toHaveCount(2);
+  const accountId = await accountIdOf(context);
+  const orders = await ordersOf(accountId);
+  const payments = await paymentsOf(accountId);
+  // The database's facts: three orders, three charges, two of them for the keyless cart.
+  expect(orders.map((order) => order.id)).toEqual([...keyless, rightOrder.id]);
+  expect(payments.filter((payment) => payment.status === "succeeded")).toHaveLength(3);
+  const keylessCharged = orders
+    .filter((order) => keyless.includes(order.id))
+    .reduce((sum, order) => sum + order.total_amount, 0);
+
+  expect(await ledgerPurchases(page)).toEqual([
+    {
+      cartId: rightOrder.cartId,
+      verdict: "charged-once",
+      orders: [rightOrder.id],
+      charges: "1",
+      errorStyle: false,
+      damage: null,
+    },
+    {
+      cartId: cart.cartId,
+      verdict: "charged-more-than-once",
+      orders: [...keyless].reverse(),
+      charges: String(keyless.length),
+      errorStyle: true,
+      damage: expect.stringContaining(
+        `Charged twice: $${(keylessCharged / 100).toFixed(2)}, ${keyless.length} orders`,
+      ),
+    },
+  ]);
+  await expect(page.getByTestId("ledger-summary")).toHaveAttribute("data-wrong", "0");
+  await expect(page.getByTestId("ledger-summary")).toHaveAttribute("data-broken", "1");
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({
+    path: testInfo.outputPath("orders-purchases-laptop.png"),
+    fullPage: true,
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({
+    path: testInfo.outputPath("orders-purchases-phone.png"),
+    fullPage: true,
+  });
 });
 
 test("ledger: pages of orders follow each other without a gap or a repeat", async ({

@@ -20,12 +20,13 @@ export default async function OrdersPage({ searchParams }: PageProps<"/orders">)
           Your orders
         </h1>
         <p className="mt-2 max-w-2xl text-base leading-relaxed text-mocha">
-          Newest first, each with the Idempotency-Key it was made under and the number of charges
-          the payment provider holds for it, asked of the provider itself.
+          Newest first, grouped by purchase (the cart paid for), each order with the Idempotency-Key
+          it was made under, and each purchase with the number of charges the payment provider holds
+          for it, asked of the provider itself.
         </p>
         {view.kind === "page" && (
           <OrdersLedger
-            rows={view.rows}
+            purchases={view.purchases}
             hasMore={view.hasMore}
             limit={view.limit}
             first={view.first}

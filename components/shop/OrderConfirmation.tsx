@@ -3,10 +3,13 @@
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { PAYMENT_METHODS, type Order } from "@/lib/client/api-types";
+import { paidOutcome } from "@/lib/client/purchase";
 import { keyPagePath } from "@/components/ledger/format";
 import { formatMoney } from "@/components/ui/money";
 import { focusOutcome } from "@/components/ui/focus";
-import { AlertIcon, CheckIcon, RepeatIcon } from "@/components/ui/icons";
+import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
+import { PURCHASE_DAMAGE_HEADING_ID, PurchaseDamage } from "./PurchaseDamage";
+import { usePurchase } from "./usePurchase";
 
 interface OrderConfirmationProps {
   order: Order;
@@ -17,6 +20,21 @@ interface OrderConfirmationProps {
   onNewOrder: () => void;
 }
 
+/**
+ * The answer to a paid cart. What it says of the purchase comes from the
+ * records (GET /api/purchases/{cartId}): a purchase charged more than once
+ * leads with the damage and shows no success. A payment sent without a key
+ * shows nothing until the records are counted; the checkout's, protected by
+ * its key, is confirmed at once and the count follows.
+ */
+/** Each outcome's heading, which names the box and takes the focus. */
+const HEADING_IDS = {
+  confirmed: "order-confirmed-heading",
+  damaged: PURCHASE_DAMAGE_HEADING_ID,
+  counting: "purchase-counting-heading",
+  uncounted: "purchase-counting-heading",
+} as const;
+
 export function OrderConfirmation({
   order,
   replayed,
@@ -25,11 +43,14 @@ export function OrderConfirmation({
   onNewOrder,
 }: OrderConfirmationProps) {
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const counted = usePurchase(order.cartId);
+  const summary = counted?.ok ? counted.summary : null;
+  const outcome = paidOutcome(idempotencyKey !== null, counted);
 
-  // Move focus to the result, so keyboard and screen reader users land on it.
+  // Move focus to the result, so keyboard and screen reader users land on it (again when the count changes what it is).
   useEffect(() => {
     if (headingRef.current) focusOutcome(headingRef.current);
-  }, []);
+  }, [outcome]);
 
   const { payment } = order;
   const paidWith =
@@ -38,51 +59,100 @@ export function OrderConfirmation({
       payment.paymentMethod);
 
   return (
-    <section data-testid="order-confirmation" aria-labelledby="order-confirmed-heading">
-      <div className="flex items-start gap-3">
-        <span className="grid size-11 shrink-0 place-items-center rounded-full bg-sage text-white">
-          <CheckIcon width={22} height={22} strokeWidth={2.5} />
-        </span>
-        <div>
-          <h2
-            id="order-confirmed-heading"
-            ref={headingRef}
-            tabIndex={-1}
-            className="font-display text-2xl font-semibold text-espresso"
-          >
-            Order confirmed
-          </h2>
-          <p className="text-sm text-mocha">
-            Thank you! Your coffee gear is on its way (in spirit).
-          </p>
+    <section
+      data-testid="order-confirmation"
+      data-outcome={outcome}
+      aria-labelledby={HEADING_IDS[outcome]}
+    >
+      {outcome === "damaged" && counted?.ok ? (
+        <PurchaseDamage
+          purchase={counted.purchase}
+          summary={counted.summary}
+          headingRef={headingRef}
+        />
+      ) : outcome === "confirmed" ? (
+        <div className="flex items-start gap-3">
+          <span className="grid size-11 shrink-0 place-items-center rounded-full bg-sage text-white">
+            <CheckIcon width={22} height={22} strokeWidth={2.5} />
+          </span>
+          <div>
+            <h2
+              id={HEADING_IDS[outcome]}
+              ref={headingRef}
+              tabIndex={-1}
+              className="font-display text-2xl font-semibold text-espresso"
+            >
+              Order confirmed
+            </h2>
+            <p className="text-sm text-mocha">
+              Thank you! Your coffee gear is on its way (in spirit).
+            </p>
+          </div>
         </div>
-      </div>
+      ) : (
+        <div className="flex items-start gap-3" data-testid="purchase-counting">
+          <span className="grid size-11 shrink-0 place-items-center rounded-full bg-honey/40 text-roast">
+            {outcome === "counting" ? (
+              <Spinner width={22} height={22} />
+            ) : (
+              <AlertIcon width={22} height={22} />
+            )}
+          </span>
+          <div>
+            <h2
+              id={HEADING_IDS[outcome]}
+              ref={headingRef}
+              tabIndex={-1}
+              className="font-display text-2xl font-semibold text-espresso"
+            >
+              {outcome === "counting" ? "Counting the charges…" : "Paid, charges not counted"}
+            </h2>
+            <p className="text-sm text-mocha">
+              {outcome === "counting"
+                ? "Sent without an Idempotency-Key: asking the payment provider how often it charged this purchase."
+                : counted && !counted.ok
+                  ? counted.reason
+                  : "The payment provider could not be asked about this purchase."}
+            </p>
+          </div>
+        </div>
+      )}
 
-      <dl className="mt-5 grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-2 rounded-xl bg-cream p-4 text-sm">
-        <dt className="text-mocha">Order</dt>
-        <dd className="break-all font-mono text-espresso" data-testid="order-id">
-          {order.id}
-        </dd>
-        <dt className="text-mocha">Amount charged</dt>
-        <dd className="font-semibold tabular-nums text-espresso" data-testid="order-amount">
-          {formatMoney(order.amount, order.currency)}
-        </dd>
-        {/* The API allows an order without its payment row; then there is no method to name. */}
-        {paidWith && (
-          <>
-            <dt className="text-mocha">Paid with</dt>
-            <dd className="text-espresso">{paidWith}</dd>
-          </>
-        )}
-        <dt className="text-mocha">Requests</dt>
-        <dd className="text-espresso" data-testid="order-attempts">
-          {attempts === 1
-            ? "1 request"
-            : idempotencyKey === null
-              ? `${attempts} requests, no key`
-              : `${attempts} requests, charged once`}
-        </dd>
-      </dl>
+      {outcome !== "damaged" && (
+        <dl className="mt-5 grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-2 rounded-xl bg-cream p-4 text-sm">
+          <dt className="text-mocha">Order</dt>
+          <dd className="break-all font-mono text-espresso" data-testid="order-id">
+            {order.id}
+          </dd>
+          <dt className="text-mocha">Amount charged</dt>
+          <dd className="font-semibold tabular-nums text-espresso" data-testid="order-amount">
+            {formatMoney(order.amount, order.currency)}
+          </dd>
+          {/* The API allows an order without its payment row; then there is no method to name. */}
+          {paidWith && (
+            <>
+              <dt className="text-mocha">Paid with</dt>
+              <dd className="text-espresso">{paidWith}</dd>
+            </>
+          )}
+          <dt className="text-mocha">Requests</dt>
+          <dd className="text-espresso" data-testid="order-attempts">
+            {attempts === 1
+              ? "1 request"
+              : idempotencyKey === null
+                ? `${attempts} requests, no key`
+                : `${attempts} requests, charged once`}
+          </dd>
+          {summary && summary.verdict === "charged-once" && (
+            <>
+              <dt className="text-mocha">At the provider</dt>
+              <dd className="text-espresso" data-testid="order-provider-charges">
+                Charged once, as its own records show
+              </dd>
+            </>
+          )}
+        </dl>
+      )}
 
       <ul className="mt-4 divide-y divide-sand text-sm" aria-label="Items in this order">
         {order.items.map((item) => (
@@ -97,33 +167,17 @@ export function OrderConfirmation({
         ))}
       </ul>
 
-      {replayed && (
+      {replayed && outcome === "confirmed" && (
         <p
-          className="mt-4 flex gap-2 rounded-xl bg-clay-soft p-3 text-sm text-espresso"
+          className="mt-4 flex gap-2 rounded-xl bg-sage-soft p-3 text-sm text-espresso"
           data-testid="order-replayed"
         >
-          <RepeatIcon width={18} height={18} className="mt-0.5 shrink-0 text-clay" />
+          <RepeatIcon width={18} height={18} className="mt-0.5 shrink-0 text-sage" />
           <span>
-            <strong className="font-semibold">Replayed result.</strong> The server had already
-            completed this order, so it returned the first response (
-            <code className="font-mono text-xs">Idempotent-Replayed: true</code>) instead of
-            charging you again.
-          </span>
-        </p>
-      )}
-
-      {/* The key itself is in the attempts timeline below; here only its absence needs saying. */}
-      {idempotencyKey === null && (
-        <p
-          className="mt-4 flex gap-2 rounded-xl bg-berry-soft p-3 text-sm text-espresso"
-          data-testid="duplicate-warning"
-        >
-          <AlertIcon width={18} height={18} className="mt-0.5 shrink-0 text-berry" />
-          <span>
-            <strong className="font-semibold text-berry">Charged more than once.</strong> This
-            payment was sent without an Idempotency-Key, so the server could not tell the retry from
-            a new purchase. The attempt whose answer was lost was charged too: this is the bug the
-            key prevents.
+            <strong className="font-semibold text-sage">Charged once, not again.</strong> Your
+            payment had already gone through, so the server returned the stored order (
+            <code className="font-mono text-xs">Idempotent-Replayed: true</code>) and nothing was
+            charged a second time.
           </span>
         </p>
       )}
@@ -134,7 +188,7 @@ export function OrderConfirmation({
           className="text-clay underline underline-offset-2 hover:text-espresso"
           data-testid="see-orders"
         >
-          See it in your orders
+          {outcome === "damaged" ? "See the purchase in your orders" : "See it in your orders"}
         </Link>
         {idempotencyKey && (
           <Link

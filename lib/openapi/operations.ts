@@ -187,6 +187,28 @@ export const PATHS: Record<string, PathSpec> = {
       },
     },
   },
+  "/api/purchases/{cartId}": {
+    get: {
+      operationId: "getPurchase",
+      tag: "Orders",
+      summary: "One purchase: the orders of one cart and what the provider charged for them",
+      description:
+        "Every order this account has for the cart, and the successful charges the payment provider holds for them, counted from its own records. A purchase is right when it comes to one order and one charge; a cart paid without an Idempotency-Key and retried comes to more.",
+      authenticated: true,
+      pathParameter: {
+        name: "cartId",
+        description: "The cartId the orders were paid with, percent-encoded as any path segment.",
+      },
+      responses: {
+        200: { description: "The purchase.", body: "Purchase" },
+        404: {
+          description:
+            "No order of this account has this cart (another account's cart looks the same).",
+          problems: ["purchase-not-found"],
+        },
+      },
+    },
+  },
   "/api/keys/{key}": {
     get: {
       operationId: "getIdempotencyKey",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { demoSettingsSchema, demoSettingsViewSchema } from "@/lib/demo/settings";
 import { keyInspectionSchema } from "@/lib/ledger/key-inspection";
+import { purchaseViewSchema } from "@/lib/ledger/purchase-view";
 import { newLabRunSchema, stormReportSchema } from "@/lib/lab/storms";
 import { checkoutRequestSchema } from "@/lib/orders/cart";
 import { productSchema } from "@/lib/orders/catalog";
@@ -43,6 +44,7 @@ export const RESPONSE_SCHEMAS = {
   Problem: problemSchema,
   Order: orderViewSchema,
   OrderList: listOf(orderViewSchema),
+  Purchase: purchaseViewSchema,
   Product: productSchema,
   ProductList: listOf(productSchema),
   Account: z.object({

@@ -1,11 +1,11 @@
 import { describeQueryErrors, parseListParams } from "@/lib/http/list-params";
-import { ledgerPage, type LedgerRow } from "@/lib/ledger/ledger-page";
+import { ledgerPage, type LedgerPurchase } from "@/lib/ledger/ledger-page";
 import { pageAccount } from "@/lib/pages/session";
 import { getServices } from "@/lib/services";
 
 /** What /orders shows: a page of the ledger, or why there is none. */
 export type OrdersPageView =
-  | { kind: "page"; rows: LedgerRow[]; hasMore: boolean; limit: number; first: boolean }
+  | { kind: "page"; purchases: LedgerPurchase[]; hasMore: boolean; limit: number; first: boolean }
   | { kind: "no-account" }
   | { kind: "bad-query"; detail: string };
 
@@ -32,7 +32,7 @@ export async function ordersPageView(
     };
   return {
     kind: "page",
-    rows: page.rows,
+    purchases: page.purchases,
     hasMore: page.hasMore,
     limit: query.params.limit,
     first: query.params.startingAfter === undefined,
