@@ -133,6 +133,36 @@ const keyInspection: ResponseBody<"IdempotencyKey"> = {
       declineCode: null,
     },
   ],
+  requests: {
+    seen: 2,
+    notKept: 0,
+    data: [
+      {
+        attempt: 1,
+        requestId: EXAMPLE_REQUEST_ID,
+        receivedAt: "2026-12-06T02:00:37.470Z",
+        answeredAt: "2026-12-06T02:00:37.560Z",
+        status: 201,
+        answer: "completed",
+      },
+      {
+        attempt: 2,
+        requestId: "5b0e8f0c-8f7e-4d0b-9a55-3f6f2f1d6c21",
+        receivedAt: "2026-12-06T02:00:39.102Z",
+        answeredAt: "2026-12-06T02:00:39.109Z",
+        status: 201,
+        answer: "replay",
+      },
+    ],
+  },
+};
+
+const purchase: ResponseBody<"Purchase"> = {
+  object: "purchase",
+  cartId: "cart-2f9d1c",
+  orders: [order],
+  charges: { counted: true, charges: 1, amountCharged: 5050, currency: "usd" },
+  verdict: "charged-once",
 };
 
 const stormKey = "ee964f5a-b59b-4a7c-8224-5ee7a91d54b1";
@@ -206,6 +236,10 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     parameters: { id: ORDER_ID },
     answers: [{ status: 200, body: order }],
   },
+  getPurchase: {
+    parameters: { cartId: "cart-2f9d1c" },
+    answers: [{ status: 200, body: purchase }],
+  },
   getIdempotencyKey: {
     parameters: { key: KEY },
     answers: [{ status: 200, body: keyInspection }],
@@ -255,6 +289,18 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     answers: [{ status: 201, headers: { Location: `/api/lab/storms/${STORM_ID}` }, body: storm }],
   },
   listLabRuns: {
+    answers: [
+      {
+        status: 200,
+        body: {
+          object: "list",
+          data: [storm],
+          has_more: false,
+        } satisfies ResponseBody<"LabStormList">,
+      },
+    ],
+  },
+  listLatestLabRunsOfEachDesign: {
     answers: [
       {
         status: 200,
