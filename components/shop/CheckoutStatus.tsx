@@ -7,7 +7,7 @@ import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons
 import { describeFailure } from "./attempt-labels";
 
 /** The words the status region announces; the e2e tests read these. */
-export function statusText(phase: CheckoutPhase): string {
+export function statusText(phase: CheckoutPhase, keyless = false): string {
   switch (phase.kind) {
     case "idle":
       return "";
@@ -19,6 +19,8 @@ export function statusText(phase: CheckoutPhase): string {
     case "waiting":
       return `Retrying (${phase.nextAttempt} of ${phase.maxAttempts}) in ${(phase.inMs / 1000).toFixed(1)} s: ${describeFailure(phase.after)}.`;
     case "paid":
+      if (keyless)
+        return "Paid without an Idempotency-Key: the order box says how often it was charged";
       return phase.replayed
         ? "Paid (replayed: the stored result of this key, no second charge)"
         : "Paid";
@@ -40,16 +42,20 @@ const tone: Record<CheckoutPhase["kind"], string> = {
 
 /**
  * While the payment runs, the Pay button says "Paying…" and the attempts
- * timeline shows each attempt and its retry: the region only speaks then,
- * so nothing is said twice on screen. A resumed run is the exception: only
- * here does the page say why it is paying without a press.
+ * timeline shows each attempt and its retry; once paid, the order box says
+ * what came of it (for a payment sent without a key, only once the charges
+ * are counted). The region only speaks then, so nothing is said twice on
+ * screen and no success shows beside damage. A resumed run is the
+ * exception: only here does the page say why it is paying without a press.
  */
 function saidElsewhere(phase: CheckoutPhase): boolean {
-  return (phase.kind === "paying" && !phase.resumed) || phase.kind === "waiting";
+  return (
+    (phase.kind === "paying" && !phase.resumed) || phase.kind === "waiting" || phase.kind === "paid"
+  );
 }
 
-export function CheckoutStatus({ phase }: { phase: CheckoutPhase }) {
-  const text = statusText(phase);
+export function CheckoutStatus({ phase, keyless }: { phase: CheckoutPhase; keyless: boolean }) {
+  const text = statusText(phase, keyless);
   const shown = text !== "" && !saidElsewhere(phase);
   const boxRef = useRef<HTMLDivElement>(null);
   const alertRef = useRef<HTMLDivElement>(null);

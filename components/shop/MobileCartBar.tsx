@@ -1,5 +1,5 @@
 import { formatMoney } from "@/components/ui/money";
-import { BagIcon, CheckIcon, LockIcon, Spinner } from "@/components/ui/icons";
+import { ChevronDownIcon, BagIcon, LockIcon, Spinner } from "@/components/ui/icons";
 
 interface MobileCartBarProps {
   itemCount: number;
@@ -46,11 +46,12 @@ export function MobileCartBar({
           </span>
         </a>
         {paid ? (
+          // Neutral: whether this purchase went right is the order box's to say.
           <a
             href="#cart"
-            className="inline-flex items-center gap-2 rounded-xl bg-sage-soft px-4 py-3 text-sm font-semibold text-sage"
+            className="inline-flex items-center gap-2 rounded-xl bg-oat px-4 py-3 text-sm font-semibold text-espresso"
           >
-            <CheckIcon width={18} height={18} /> Paid: see your order
+            <ChevronDownIcon width={18} height={18} /> See your order
           </a>
         ) : (
           <button

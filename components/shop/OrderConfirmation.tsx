@@ -118,6 +118,36 @@ export function OrderConfirmation({
         </div>
       )}
 
+      {/*
+        The next steps sit right under the heading, high above where Pay was:
+        a double-click's second click, however late, lands on the details
+        below, never on "Start a new order".
+      */}
+      <div className="mt-4 flex flex-wrap items-center gap-x-4 gap-y-2 text-sm font-semibold">
+        <Link
+          href="/orders"
+          className="text-clay underline underline-offset-2 hover:text-espresso"
+          data-testid="see-orders"
+        >
+          {outcome === "damaged" ? "See the purchase in your orders" : "See it in your orders"}
+        </Link>
+        {idempotencyKey && (
+          <Link
+            href={keyPagePath(idempotencyKey)}
+            className="text-clay underline underline-offset-2 hover:text-espresso"
+          >
+            Inspect its key
+          </Link>
+        )}
+        <button
+          type="button"
+          onClick={onNewOrder}
+          className="rounded-xl border border-roast bg-white px-4 py-2 text-roast transition-colors hover:bg-oat"
+        >
+          Start a new order
+        </button>
+      </div>
+
       {outcome !== "damaged" && (
         <dl className="mt-5 grid grid-cols-[auto_minmax(0,1fr)] gap-x-4 gap-y-2 rounded-xl bg-cream p-4 text-sm">
           <dt className="text-mocha">Order</dt>
@@ -181,32 +211,6 @@ export function OrderConfirmation({
           </span>
         </p>
       )}
-
-      <p className="mt-4 flex flex-wrap gap-x-4 gap-y-1 text-sm font-semibold">
-        <Link
-          href="/orders"
-          className="text-clay underline underline-offset-2 hover:text-espresso"
-          data-testid="see-orders"
-        >
-          {outcome === "damaged" ? "See the purchase in your orders" : "See it in your orders"}
-        </Link>
-        {idempotencyKey && (
-          <Link
-            href={keyPagePath(idempotencyKey)}
-            className="text-clay underline underline-offset-2 hover:text-espresso"
-          >
-            Inspect its key
-          </Link>
-        )}
-      </p>
-
-      <button
-        type="button"
-        onClick={onNewOrder}
-        className="mt-5 w-full rounded-xl border border-roast bg-white px-5 py-3 text-base font-semibold text-roast transition-colors hover:bg-oat"
-      >
-        Start a new order
-      </button>
     </section>
   );
 }

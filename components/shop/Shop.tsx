@@ -205,7 +205,7 @@ export function Shop({ products }: { products: readonly Product[] }) {
             />
           )}
           {paying && demo.scenario.id !== "none" && <RunningScenario scenario={demo.scenario} />}
-          <CheckoutStatus phase={phase} />
+          <CheckoutStatus phase={phase} keyless={checkout.keyless} />
           <AttemptsTimeline
             log={checkout.log}
             idempotencyKey={checkout.key}
