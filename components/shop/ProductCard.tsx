@@ -58,7 +58,7 @@ export function ProductCard({
             type="button"
             onClick={() => onAdd(product.sku)}
             disabled={disabled}
-            className="inline-flex w-full items-center justify-center gap-1.5 whitespace-nowrap rounded-full bg-roast px-4 py-2.5 text-sm font-semibold text-cream transition-colors hover:bg-espresso active:translate-y-px disabled:cursor-not-allowed disabled:bg-latte disabled:text-espresso"
+            className="inline-flex w-full items-center justify-center gap-1.5 whitespace-nowrap rounded-full bg-roast px-4 py-2.5 text-sm font-semibold text-cream transition-colors hover:bg-espresso active:translate-y-px disabled:cursor-not-allowed disabled:bg-oat disabled:text-espresso disabled:ring-1 disabled:ring-inset disabled:ring-latte"
           >
             <PlusIcon width={16} height={16} />
             <span>
