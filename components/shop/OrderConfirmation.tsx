@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type ReactNode, type RefObject } from "react";
 import { PAYMENT_METHODS, type Order } from "@/lib/client/api-types";
 import { paidOutcome } from "@/lib/client/purchase";
 import { keyPagePath } from "@/components/ledger/format";
@@ -71,51 +71,36 @@ export function OrderConfirmation({
           headingRef={headingRef}
         />
       ) : outcome === "confirmed" ? (
-        <div className="flex items-start gap-3">
-          <span className="grid size-11 shrink-0 place-items-center rounded-full bg-sage text-white">
-            <CheckIcon width={22} height={22} strokeWidth={2.5} />
-          </span>
-          <div>
-            <h2
-              id={HEADING_IDS[outcome]}
-              ref={headingRef}
-              tabIndex={-1}
-              className="font-display text-2xl font-semibold text-espresso"
-            >
-              Order confirmed
-            </h2>
-            <p className="text-sm text-mocha">
-              Thank you! Your coffee gear is on its way (in spirit).
-            </p>
-          </div>
-        </div>
+        <OutcomeHeading
+          id={HEADING_IDS[outcome]}
+          headingRef={headingRef}
+          icon={<CheckIcon width={22} height={22} strokeWidth={2.5} />}
+          iconClassName="bg-sage text-white"
+          title="Order confirmed"
+          detail="Thank you! Your coffee gear is on its way (in spirit)."
+        />
       ) : (
-        <div className="flex items-start gap-3" data-testid="purchase-counting">
-          <span className="grid size-11 shrink-0 place-items-center rounded-full bg-honey/40 text-roast">
-            {outcome === "counting" ? (
+        <OutcomeHeading
+          id={HEADING_IDS[outcome]}
+          headingRef={headingRef}
+          testId="purchase-counting"
+          icon={
+            outcome === "counting" ? (
               <Spinner width={22} height={22} />
             ) : (
               <AlertIcon width={22} height={22} />
-            )}
-          </span>
-          <div>
-            <h2
-              id={HEADING_IDS[outcome]}
-              ref={headingRef}
-              tabIndex={-1}
-              className="font-display text-2xl font-semibold text-espresso"
-            >
-              {outcome === "counting" ? "Counting the charges…" : "Paid, charges not counted"}
-            </h2>
-            <p className="text-sm text-mocha">
-              {outcome === "counting"
-                ? "Sent without an Idempotency-Key: asking the payment provider how often it charged this purchase."
-                : counted && !counted.ok
-                  ? counted.reason
-                  : "The payment provider could not be asked about this purchase."}
-            </p>
-          </div>
-        </div>
+            )
+          }
+          iconClassName="bg-honey/40 text-roast"
+          title={outcome === "counting" ? "Counting the charges…" : "Paid, charges not counted"}
+          detail={
+            outcome === "counting"
+              ? "Sent without an Idempotency-Key: asking the payment provider how often it charged this purchase."
+              : counted && !counted.ok
+                ? counted.reason
+                : "The payment provider could not be asked about this purchase."
+          }
+        />
       )}
 
       {/*
@@ -212,5 +197,45 @@ export function OrderConfirmation({
         </p>
       )}
     </section>
+  );
+}
+
+interface OutcomeHeadingProps {
+  id: string;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  icon: ReactNode;
+  iconClassName: string;
+  title: string;
+  detail: string;
+  testId?: string;
+}
+
+/** The box's heading, which names it and takes the focus, with its icon and one sentence. */
+function OutcomeHeading({
+  id,
+  headingRef,
+  icon,
+  iconClassName,
+  title,
+  detail,
+  testId,
+}: OutcomeHeadingProps) {
+  return (
+    <div className="flex items-start gap-3" data-testid={testId}>
+      <span className={`grid size-11 shrink-0 place-items-center rounded-full ${iconClassName}`}>
+        {icon}
+      </span>
+      <div>
+        <h2
+          id={id}
+          ref={headingRef}
+          tabIndex={-1}
+          className="font-display text-2xl font-semibold text-espresso"
+        >
+          {title}
+        </h2>
+        <p className="text-sm text-mocha">{detail}</p>
+      </div>
+    </div>
   );
 }

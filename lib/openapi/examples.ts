@@ -192,6 +192,8 @@ const storm: ResponseBody<"LabStorm"> = {
   currency: "usd",
 };
 
+const stormList: ResponseBody<"LabStormList"> = { object: "list", data: [storm], has_more: false };
+
 const demoSettings: ResponseBody<"DemoSettings"> = {
   networkDelayMs: 1500,
   loseResponse: false,
@@ -292,11 +294,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     answers: [
       {
         status: 200,
-        body: {
-          object: "list",
-          data: [storm],
-          has_more: false,
-        } satisfies ResponseBody<"LabStormList">,
+        body: stormList,
       },
     ],
   },
@@ -304,11 +302,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     answers: [
       {
         status: 200,
-        body: {
-          object: "list",
-          data: [storm],
-          has_more: false,
-        } satisfies ResponseBody<"LabStormList">,
+        body: stormList,
       },
     ],
   },

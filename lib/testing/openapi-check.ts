@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { COMPONENT_SCHEMA_PREFIX, type JsonObject } from "@/lib/openapi/document";
+import type { JsonObject } from "@/lib/openapi/document";
+import { refsPointedInto } from "./openapi-refs";
 
 /**
  * Judges an answer by the OpenAPI document: `answerViolations` says where
@@ -36,7 +37,7 @@ export class OpenApiJudge {
   constructor(private readonly document: JsonObject) {
     const { components } = document as { components: { schemas: JsonObject } };
     this.ajv.addSchema(
-      { components: { schemas: pointedIntoDocument(components.schemas) } },
+      { components: { schemas: refsPointedInto(DOCUMENT_ID, components.schemas) } },
       DOCUMENT_ID,
     );
     this.templates = Object.keys(this.paths()).map((template) => ({
@@ -115,7 +116,7 @@ export class OpenApiJudge {
   private errors(cacheKey: string, schema: JsonObject, value: unknown): string[] {
     let validate = this.validators.get(cacheKey);
     if (!validate) {
-      validate = this.ajv.compile(pointedIntoDocument(schema) as object);
+      validate = this.ajv.compile(refsPointedInto(DOCUMENT_ID, schema) as object);
       this.validators.set(cacheKey, validate);
     }
     if (validate(value)) return [];
@@ -156,18 +157,4 @@ function headerValue(headers: Answer["headers"], name: string): string | undefin
     return Array.isArray(value) ? value.join(", ") : value;
   }
   return undefined;
-}
-
-/** `$ref`s into the document's components, pointed at the copy registered with ajv. */
-function pointedIntoDocument(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(pointedIntoDocument);
-  if (node === null || typeof node !== "object") return node;
-  return Object.fromEntries(
-    Object.entries(node as JsonObject).map(([key, value]) => [
-      key,
-      key === "$ref" && typeof value === "string" && value.startsWith(COMPONENT_SCHEMA_PREFIX)
-        ? `${DOCUMENT_ID}${value}`
-        : pointedIntoDocument(value),
-    ]),
-  );
 }

@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import { COMPONENT_SCHEMA_PREFIX, type JsonObject } from "@/lib/openapi/document";
+import type { JsonObject } from "@/lib/openapi/document";
+import { refsPointedInto } from "./openapi-refs";
 
 /**
  * Every `example` an OpenAPI document carries, judged by the schema beside
@@ -33,7 +34,10 @@ export function exampleViolations(document: JsonObject): string[] {
     components: { schemas: JsonObject };
     paths: Record<string, Record<string, Operation>>;
   };
-  ajv.addSchema({ components: { schemas: pointedIntoDocument(components.schemas) } }, DOCUMENT_ID);
+  ajv.addSchema(
+    { components: { schemas: refsPointedInto(DOCUMENT_ID, components.schemas) } },
+    DOCUMENT_ID,
+  );
 
   const violations: string[] = [];
   const judge = (where: string, described: Described, mediaType = "application/json") => {
@@ -43,7 +47,9 @@ export function exampleViolations(document: JsonObject): string[] {
       return;
     }
     if (!described.schema) return void violations.push(`${where}: an example with no schema`);
-    const validate: ValidateFunction = ajv.compile(pointedIntoDocument(described.schema) as object);
+    const validate: ValidateFunction = ajv.compile(
+      refsPointedInto(DOCUMENT_ID, described.schema) as object,
+    );
     if (validate(described.example)) return;
     for (const error of validate.errors ?? [])
       violations.push(`${where}: ${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
@@ -64,18 +70,4 @@ export function exampleViolations(document: JsonObject): string[] {
       }
     }
   return violations;
-}
-
-/** `$ref`s into the document's components, pointed at the copy registered with ajv. */
-function pointedIntoDocument(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(pointedIntoDocument);
-  if (node === null || typeof node !== "object") return node;
-  return Object.fromEntries(
-    Object.entries(node as JsonObject).map(([key, value]) => [
-      key,
-      key === "$ref" && typeof value === "string" && value.startsWith(COMPONENT_SCHEMA_PREFIX)
-        ? `${DOCUMENT_ID}${value}`
-        : pointedIntoDocument(value),
-    ]),
-  );
 }
