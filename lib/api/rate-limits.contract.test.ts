@@ -209,6 +209,70 @@ describe("new accounts per address with no proxy in front (the npm start default
   });
 });
 
+describe("the checkout limit counts only claims", () => {
+  // No concurrency needed, so on both databases: a window long enough that
+  // nothing here outlives it, on an app of its own so nothing else counts.
+  let claimApp: AppServer;
+
+  beforeAll(async () => {
+    claimApp = await startAppServer({
+      env: { CHECKOUT_RATE_LIMIT: String(CHECKOUTS), RATE_LIMIT_WINDOW_SECONDS: "120" },
+    });
+  });
+
+  afterAll(async () => {
+    await claimApp?.stop();
+  });
+
+  it("a full window still answers a replay 201 with Idempotent-Replayed and a reused key 422, and neither moves its points", async () => {
+    const account = (await (
+      await fetch(`${claimApp.baseUrl}/api/accounts`, { method: "POST" })
+    ).json()) as { id: string; token: string };
+    const rows = rowsAt(claimApp.databaseUrl);
+    const paid: { key: string; body: ReturnType<typeof cartBody> }[] = [];
+    for (let index = 0; index < CHECKOUTS; index++) {
+      const key = randomUUID();
+      const body = cartBody();
+      const { response } = await postOrder({
+        baseUrl: claimApp.baseUrl,
+        token: account.token,
+        key,
+        body,
+      });
+      expect(response.status).toBe(201);
+      paid.push({ key, body });
+    }
+    const points = `checkouts:${account.id}`;
+    expect(await rows.rateLimitPoints(points)).toBe(CHECKOUTS);
+
+    const [first, second] = paid;
+    const replay = await postOrder({
+      baseUrl: claimApp.baseUrl,
+      token: account.token,
+      key: first!.key,
+      body: first!.body,
+    });
+    expect(replay.response.status).toBe(201);
+    expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
+    const reused = await postOrder({
+      baseUrl: claimApp.baseUrl,
+      token: account.token,
+      key: second!.key,
+      body: cartBody(),
+    });
+    expect(reused.response.status).toBe(422);
+    expect(await rows.rateLimitPoints(points)).toBe(CHECKOUTS);
+
+    // The window is full all the same: a new key is refused.
+    const fresh = await postOrder({
+      baseUrl: claimApp.baseUrl,
+      token: account.token,
+      key: randomUUID(),
+    });
+    expect(fresh.response.status).toBe(429);
+  });
+});
+
 describeOnServer("concurrency", "the checkout limit under storms of one key", () => {
   // An app of its own, so that nothing else counts against its window, and
   // a window long enough that the storms all fall inside it.
