@@ -127,13 +127,15 @@ describe("Prism, as a validating proxy, finds every answer as the OpenAPI docume
 
   it("a retry while the first attempt holds the key: 409 with Retry-After", async () => {
     const slow = await createAccount();
+    // The first attempt holds its claim this long: the retry is sent once the
+    // claim is seen, not after a guess at how soon a busy machine makes it.
     expect(
-      (await setDemoSettings(slow.token, { networkDelayMs: 1500, loseResponse: false })).status,
+      (await setDemoSettings(slow.token, { networkDelayMs: 3000, loseResponse: false })).status,
     ).toBe(200);
     const key = randomUUID();
     const body = cartBody();
     const first = throughPrism({ ...checkout(key, body), token: slow.token });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitForClaim(slow.token, key);
     const retry = await throughPrism({ ...checkout(key, body), token: slow.token });
     expect(retry.status).toBe(409);
     expect(Number(retry.response.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -198,3 +200,15 @@ describe("Prism, as a validating proxy, finds every answer as the OpenAPI docume
     expect(options.response.headers.get("allow")).toBe("GET, POST, HEAD, OPTIONS");
   });
 });
+
+/** Waits until the key has been claimed (its inspection answers 200), asking the app directly. */
+async function waitForClaim(token: string, key: string): Promise<void> {
+  for (;;) {
+    const response = await fetch(`${baseUrl()}/api/keys/${key}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    if (response.status === 200) return;
+    expect(response.status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
