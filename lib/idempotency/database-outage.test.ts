@@ -170,7 +170,7 @@ describe("a database outage", () => {
     const settings = await fetch(`${server.baseUrl}/api/demo/settings`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ networkDelayMs: 1500, loseResponse: false }),
+      body: JSON.stringify({ networkDelayMs: 3000, loseResponse: false }),
     });
     expect(settings.status).toBe(200);
     const key = randomUUID();
@@ -180,7 +180,13 @@ describe("a database outage", () => {
     });
 
     const inFlight = order(account.token, key, body);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Cut once the claim is made (the held checkout waits at "claimed"), not
+    // after a guess: a cut before the claim tests a refused connection instead.
+    await expect
+      .poll(async () => (await rowsAt(directUrl).keyRow(account.id, key))?.recovery_point, {
+        interval: 50,
+      })
+      .toBe("claimed");
     await proxy.cut();
     try {
       await expect503(await inFlight);
