@@ -61,6 +61,11 @@ export function startProcess({
     [command, args] = [SETPRIV, [...setprivOptions, "--", command, ...args]];
   const child = spawn(command, args, {
     detached: true,
+    // A process run as another user (PostgreSQL under Patroni runs as
+    // postgres) starts in "/": the checkout may sit where that user cannot
+    // enter (under root's home, or a 0700 folder), and a working directory it
+    // cannot enter breaks it in ways that surface only as a timeout.
+    ...(runAsUser && { cwd: "/" }),
     env: env ?? process.env,
     stdio: output === "inherit" ? ["ignore", "inherit", "inherit"] : ["ignore", "pipe", "pipe"],
   });
