@@ -197,7 +197,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         }),
       ),
     );
-    await waitForRotation(balancer);
+    await waitForRotation(balancer, instances.length);
 
     return {
       url: balancer.url,
@@ -253,12 +253,21 @@ async function waitForOnePrimary(balancer: Balancer): Promise<void> {
   );
 }
 
-// HAProxy puts an instance in rotation after its first good check (rise):
-// wait until the balancer itself serves, so the first client is not a 503.
-async function waitForRotation(balancer: Balancer): Promise<void> {
-  await waitUntil(async () => (await fetch(`${balancer.url}/api/ready`)).ok, {
-    timeoutMs: 15_000,
-    process: balancer.process,
-    describe: () => `The balancer at ${balancer.url} put no instance in rotation`,
-  });
+// HAProxy puts an instance in rotation after its good checks (rise): wait
+// until the balancer counts every instance active and serves, so the first
+// client is not a 503 and the first storm is spread over all of them.
+async function waitForRotation(balancer: Balancer, instanceCount: number): Promise<void> {
+  await waitUntil(
+    async () => {
+      const text = await (await fetch(`${balancer.statsUrl}/metrics`)).text();
+      const active = sample(text, "haproxy_backend_active_servers", { proxy: "instances" });
+      return active === instanceCount && (await fetch(`${balancer.url}/api/ready`)).ok;
+    },
+    {
+      timeoutMs: 15_000,
+      process: balancer.process,
+      describe: () =>
+        `The balancer at ${balancer.url} did not put all ${instanceCount} instances in rotation`,
+    },
+  );
 }
