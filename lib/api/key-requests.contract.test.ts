@@ -6,7 +6,7 @@ import { baseUrl, cartBody, createAccount, postOrder } from "@/lib/testing/api-c
 import { setDemoSettings } from "@/lib/testing/api-client-demo";
 import { closeTestDb, expireLease, keyRequestsOf } from "@/lib/testing/database";
 import { itOnServer } from "@/lib/testing/postgres-server-only";
-import { sendOverlapping } from "@/lib/testing/raw-http";
+import { rawCheckout, sendOverlapping } from "@/lib/testing/raw-http";
 
 /**
  * Every request that presents a key to the checkout is recorded under it,
@@ -167,16 +167,7 @@ describe("the requests that presented a key", () => {
       ).toBe(200);
       const key = randomUUID();
       const n = 8;
-      const request = {
-        method: "POST",
-        path: "/api/orders",
-        headers: {
-          Authorization: `Bearer ${shopper.token}`,
-          "Content-Type": "application/json",
-          "Idempotency-Key": key,
-        },
-        body: JSON.stringify(cartBody()),
-      };
+      const request = rawCheckout(shopper.token, key, cartBody());
 
       const { responses, lastSentAt } = await sendOverlapping(
         baseUrl(),

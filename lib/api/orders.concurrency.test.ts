@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { baseUrl, cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { closeTestDb, countRows, keyRow } from "@/lib/testing/database";
-import { sendOverlapping } from "@/lib/testing/raw-http";
+import { rawCheckout, sendOverlapping } from "@/lib/testing/raw-http";
 
 /**
  * The seed test: N identical requests, provably in flight at the same time,
@@ -17,16 +17,7 @@ describe.each([2, 50])("%i identical requests in flight at once", (n) => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody();
-    const request = {
-      method: "POST",
-      path: "/api/orders",
-      headers: {
-        Authorization: `Bearer ${shopper.token}`,
-        "Content-Type": "application/json",
-        "Idempotency-Key": key,
-      },
-      body: JSON.stringify(body),
-    };
+    const request = rawCheckout(shopper.token, key, body);
 
     const { responses, lastSentAt } = await sendOverlapping(
       baseUrl(),

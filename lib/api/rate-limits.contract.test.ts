@@ -7,7 +7,7 @@ import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 import { total } from "@/lib/observability/prometheus-text";
-import { postFrom, sendOverlapping } from "@/lib/testing/raw-http";
+import { postFrom, rawCheckout, sendOverlapping } from "@/lib/testing/raw-http";
 import { rowsAt } from "@/lib/testing/rows";
 
 /**
@@ -300,16 +300,7 @@ describeOnServer("concurrency", "the checkout limit under storms of one key", ()
     const statusesByStorm: Record<string, number>[] = [];
 
     for (let storm = 0; storm < CHECKOUTS; storm++) {
-      const request = {
-        method: "POST",
-        path: "/api/orders",
-        headers: {
-          Authorization: `Bearer ${account.token}`,
-          "Content-Type": "application/json",
-          "Idempotency-Key": randomUUID(),
-        },
-        body: JSON.stringify(cartBody()),
-      };
+      const request = rawCheckout(account.token, randomUUID(), cartBody());
       const { responses, lastSentAt } = await sendOverlapping(
         stormApp.baseUrl,
         Array.from({ length: STORM }, () => request),

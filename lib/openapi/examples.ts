@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { problemDetailsFor } from "@/lib/idempotency/outcomes";
+import { CATALOG } from "@/lib/orders/catalog";
 import type { ResponseHeader } from "@/lib/openapi/operations";
 import type { REQUEST_SCHEMAS, RESPONSE_SCHEMAS } from "@/lib/openapi/schemas";
 
@@ -263,16 +264,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
         status: 200,
         body: {
           object: "list",
-          data: [
-            {
-              sku: "mug-ceramic-350",
-              name: "Stoneware Mug",
-              description: "350 ml, glazed by hand in a speckled oat finish.",
-              unitAmount: 1800,
-              currency: "usd",
-              image: "/products/mug.svg",
-            },
-          ],
+          data: [CATALOG[0]!],
           has_more: false,
         } satisfies ResponseBody<"ProductList">,
       },

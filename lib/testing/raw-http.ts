@@ -16,6 +16,20 @@ export interface RawRequest {
   body?: string;
 }
 
+/** A checkout (POST /api/orders) as a raw request: the bearer token, the key and the JSON body. */
+export function rawCheckout(token: string, key: string, body: unknown): RawRequest {
+  return {
+    method: "POST",
+    path: "/api/orders",
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "Content-Type": "application/json",
+      "Idempotency-Key": key,
+    },
+    body: JSON.stringify(body),
+  };
+}
+
 export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
