@@ -9,7 +9,7 @@
  *   npm run build && DATABASE_URL=postgresql://postgres@127.0.0.1:5432/oncepay npm run soak
  */
 import { startSoakApp, soakOptionsFor } from "../lib/testing/soak/app.ts";
-import { formatWindow, WINDOW_HEADER } from "../lib/testing/soak/report.ts";
+import { formatWindow, SOAK_TREND_LIMITS, WINDOW_HEADER } from "../lib/testing/soak/report.ts";
 import { runSoak } from "../lib/testing/soak/run.ts";
 
 const minutesFlag = process.argv.indexOf("--minutes");
@@ -35,6 +35,7 @@ try {
       durationMs: minutes * 60_000,
       windowMs: 60_000,
       concurrency: 8,
+      trendLimits: SOAK_TREND_LIMITS,
       onWindow: (window) => console.log(formatWindow(window, `min ${window.index}`)),
     }),
   );
