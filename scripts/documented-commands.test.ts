@@ -9,6 +9,7 @@ import { freePort } from "@/lib/process/free-port";
 import { startProcess, waitUntil } from "@/lib/process/process-group";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { closeTestDb, onServerUnderTest, unusedPostgresDatabase } from "@/lib/testing/database";
+import { judgeAnswersOf } from "@/lib/testing/judged-apps";
 import {
   documentedCommands,
   namedDatabase,
@@ -112,6 +113,7 @@ describeOnServer("databases", "each documented npm start on a database the serve
           describe: () => `\`${command.text}\` did not become ready:\n${output}`,
         });
         expect(output).toContain(`[oncepay] database "${name}" did not exist: created it`);
+        judgeAnswersOf(baseUrl);
 
         const account = await createAccount(baseUrl);
         const key = randomUUID();

@@ -6,9 +6,11 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
 import { newAdminKey } from "@/lib/payments/simulator/admin-key";
+import { reportAnswer } from "@/lib/testing/answer-observers";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
 import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database";
+import { judgeAnswersOf } from "@/lib/testing/judged-apps";
 import { sample, total } from "@/lib/observability/prometheus-text";
 import { checkoutUntilAnswered, type AttemptRecord } from "@/lib/testing/retrying-checkout";
 import { postFrom } from "@/lib/testing/raw-http";
@@ -65,6 +67,8 @@ describeOnServer(
           ACCOUNT_RATE_LIMIT: String(ACCOUNTS_PER_ADDRESS),
         },
       });
+      // The balancer answers for the app (its own 502, 503 and 504 too), and each instance for itself.
+      judgeAnswersOf(cluster.url, ...cluster.instances.map((instance) => instance.url));
       pool = new pg.Pool({ connectionString: database.url, max: 3 });
       rows = rowsIn(pool);
     }, 180_000);
@@ -379,7 +383,19 @@ function http2Get(
     stream.on("response", (received) => (headers = received));
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => (body += chunk));
-    stream.on("end", () => resolve({ status: Number(headers[":status"]), headers, body }));
+    stream.on("end", () => {
+      const status = Number(headers[":status"]);
+      // Judged as the balancer's answers over HTTP/1.1 are: the same instances serve both.
+      const fields = Object.entries(headers).filter(([name]) => !name.startsWith(":"));
+      reportAnswer(cluster.url, {
+        method: "GET",
+        path,
+        status,
+        headers: Object.fromEntries(fields),
+        body,
+      });
+      resolve({ status, headers, body });
+    });
     stream.on("error", reject);
   });
 }

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
+import { BALANCER_PROBLEMS } from "@/lib/http/balancer-problems";
 import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 
 /**
@@ -51,38 +52,6 @@ export interface PostgresRoute {
 }
 
 const READY_TIMEOUT_MS = 15_000;
-
-// What the balancer answers itself, in the app's contract: problem+json,
-// and a Retry-After wherever a retry with the same key will do.
-const BALANCER_PROBLEMS = {
-  502: {
-    slug: "bad-gateway",
-    title: "Bad gateway",
-    retryAfter: 1,
-    detail:
-      "The instance serving this request stopped before it answered. Retry with the same Idempotency-Key: it will not charge twice.",
-  },
-  503: {
-    slug: "service-unavailable",
-    title: "Service temporarily unavailable",
-    retryAfter: 2,
-    detail:
-      "No instance is ready to serve this request (none can reach its database). Retry with the same Idempotency-Key.",
-  },
-  504: {
-    slug: "gateway-timeout",
-    title: "Gateway timeout",
-    retryAfter: 1,
-    detail:
-      "The instance serving this request did not answer in time. Retry with the same Idempotency-Key: it will not charge twice.",
-  },
-  404: {
-    slug: "not-found",
-    title: "Not found",
-    retryAfter: undefined,
-    detail: "Metrics are read from each instance, not through the balancer.",
-  },
-} as const;
 
 export async function startHaproxy(options: BalancerOptions): Promise<Balancer> {
   await mkdir(options.workDir, { recursive: true });

@@ -1,5 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
+import { BALANCER_PROBLEMS } from "@/lib/http/balancer-problems";
+import { problemType } from "@/lib/http/problem-type";
 import { openApiDocument, type JsonObject } from "@/lib/openapi/document";
 import { PATHS } from "@/lib/openapi/operations";
 
@@ -63,6 +65,7 @@ describe("the OpenAPI document", () => {
         "500",
         "502",
         "503",
+        "504",
       ].sort(),
     );
     expect(checkout.responses["201"]!.headers.Location!.required).toBe(true);
@@ -72,6 +75,31 @@ describe("the OpenAPI document", () => {
       expect(checkout.responses[status]!.headers["Retry-After"]!.required, status).toBe(true);
     expect(JSON.stringify(checkout.responses["409"]!.content)).toContain(
       "urn:oncepay:problem:request-in-progress",
+    );
+  });
+
+  it("describes what the balancer in front of several instances answers itself, on every operation", () => {
+    const typesAt = (operation: Operation, status: string) =>
+      JSON.stringify(operation.responses[status]?.content ?? {});
+    for (const { path, method, operation } of operations) {
+      const name = `${method} ${path}`;
+      for (const status of ["502", "503", "504"] as const) {
+        const response = operation.responses[status];
+        expect(response, `${name} ${status}`).toBeDefined();
+        expect(response!.headers["Retry-After"], `${name} ${status}`).toBeDefined();
+        if (method !== "head")
+          expect(typesAt(operation, status), `${name} ${status}`).toContain(
+            problemType(BALANCER_PROBLEMS[status].slug),
+          );
+      }
+      expect(operation.responses["504"]!.headers["Retry-After"]!.required).toBe(true);
+    }
+    // The checkout's own 502 (the provider refused it) has no Retry-After: only the balancer's does.
+    expect(paths["/api/orders"]!.post!.responses["502"]!.headers["Retry-After"]!.required).toBe(
+      false,
+    );
+    expect(typesAt(paths["/api/metrics"]!.get!, "404")).toContain(
+      problemType(BALANCER_PROBLEMS[404].slug),
     );
   });
 

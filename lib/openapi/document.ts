@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { API_METHODS, allowHeader, type ApiMethod } from "@/lib/http/api-methods";
+import { BALANCER_PROBLEMS } from "@/lib/http/balancer-problems";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
@@ -45,8 +46,12 @@ export type JsonObject = Record<string, unknown>;
 export const OPENAPI_VERSION = "3.1.0";
 export const COMPONENT_SCHEMA_PREFIX = "#/components/schemas/";
 
-/** Problems any operation can meet: the front door's, the route wrapper's, authentication's and the body reader's. */
-const SHARED: Record<"every" | "authenticated" | "write" | "body", Responses> = {
+/**
+ * Problems any operation can meet: the front door's, the route wrapper's,
+ * the balancer's in front of several instances, authentication's and the
+ * body reader's.
+ */
+const SHARED: Record<"every" | "balancer" | "authenticated" | "write" | "body", Responses> = {
   every: {
     400: {
       description:
@@ -65,6 +70,29 @@ const SHARED: Record<"every" | "authenticated" | "write" | "body", Responses> = 
     503: {
       description: "The database cannot be reached. Retry after Retry-After seconds.",
       problems: [SERVER_PROBLEMS["database-unavailable"].slug],
+      required: ["Retry-After"],
+    },
+  },
+  // A client of several instances talks to the balancer, which answers
+  // these itself (lib/cluster/haproxy.ts): 502 carries Retry-After too, but
+  // the checkout's own 502 does not, so here it is only allowed.
+  balancer: {
+    502: {
+      description:
+        "Behind the balancer: the instance serving the request stopped before it answered. Retry with the same key after Retry-After seconds; it will not charge twice.",
+      problems: [BALANCER_PROBLEMS[502].slug],
+      optional: ["Retry-After"],
+    },
+    503: {
+      description:
+        "Behind the balancer: no instance is ready (none can reach its database). Retry after Retry-After seconds.",
+      problems: [BALANCER_PROBLEMS[503].slug],
+      required: ["Retry-After"],
+    },
+    504: {
+      description:
+        "Behind the balancer: the instance serving the request did not answer in time. Retry with the same key after Retry-After seconds; it will not charge twice.",
+      problems: [BALANCER_PROBLEMS[504].slug],
       required: ["Retry-After"],
     },
   },
@@ -135,6 +163,7 @@ function allResponses(method: string, operation: OperationSpec): Responses {
     operation.authenticated && method !== "get" ? SHARED.write : {},
     operation.requestBody ? SHARED.body : {},
     SHARED.every,
+    SHARED.balancer,
   );
 }
 
@@ -343,6 +372,7 @@ function otherMethods(path: string, served: ApiMethod[]): JsonObject {
             },
           },
           SHARED.every,
+          SHARED.balancer,
         ),
       ),
     },
@@ -360,6 +390,7 @@ function otherMethods(path: string, served: ApiMethod[]): JsonObject {
           mergeResponses(
             { 204: { description: `No body; Allow: ${allow}.`, required: ["Allow"] } },
             SHARED.every,
+            SHARED.balancer,
           ),
         ),
       },
@@ -389,6 +420,7 @@ function traceNotServed(path: string): [string, JsonObject] {
             },
           },
           SHARED.every,
+          SHARED.balancer,
         ),
       ),
     },
@@ -451,7 +483,7 @@ export function openApiDocument(policy: KeyPolicy): JsonObject {
       title: "OncePay API",
       version: "1",
       summary: "A checkout that charges exactly once: the Idempotency-Key pattern over HTTP.",
-      description: `Every error is RFC 9457 problem details (${PROBLEM_CONTENT_TYPE}) whose \`type\` is a URN, urn:oncepay:problem:<slug>. Every answer carries ${REQUEST_ID_HEADER}. POST /api/orders takes an ${IDEMPOTENCY_KEY_HEADER}: one per purchase, the same on every retry of it. ${keyPolicyText(policy)} A replayed answer carries ${IDEMPOTENT_REPLAYED_HEADER}: true; 409, 429 and 503 carry ${RETRY_AFTER_HEADER}; 401 carries ${WWW_AUTHENTICATE_HEADER}. A method OpenAPI cannot name (PROPFIND, …) gets the 405 that TRACE gets; a path with a trailing slash is redirected (308) to the path without it.`,
+      description: `Every error is RFC 9457 problem details (${PROBLEM_CONTENT_TYPE}) whose \`type\` is a URN, urn:oncepay:problem:<slug>. Every answer carries ${REQUEST_ID_HEADER}. POST /api/orders takes an ${IDEMPOTENCY_KEY_HEADER}: one per purchase, the same on every retry of it. ${keyPolicyText(policy)} A replayed answer carries ${IDEMPOTENT_REPLAYED_HEADER}: true; 409, 429, 503 and 504 carry ${RETRY_AFTER_HEADER}; 401 carries ${WWW_AUTHENTICATE_HEADER}. Behind the balancer that spreads requests over several instances, the balancer answers 502, 503 and 504 itself, as problem details with ${RETRY_AFTER_HEADER}: retry with the same key. A method OpenAPI cannot name (PROPFIND, …) gets the 405 that TRACE gets; a path with a trailing slash is redirected (308) to the path without it.`,
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "/", description: "This server" }],

@@ -1,3 +1,4 @@
+import { BALANCER_PROBLEMS } from "@/lib/http/balancer-problems";
 import { LAB_STRATEGY_INFO } from "@/lib/lab/strategies";
 import type { RequestSchemaName, ResponseSchemaName } from "@/lib/openapi/schemas";
 
@@ -5,8 +6,8 @@ import type { RequestSchemaName, ResponseSchemaName } from "@/lib/openapi/schema
  * Every operation of the API, as data: what it takes and every answer it
  * can give. document.ts turns this into the OpenAPI document, adding what
  * every operation shares (the route wrapper's 500 and 503, the front door's
- * 400, the 401 and 429 of authentication, the body reader's 400, 413 and
- * 415); the contract tests check each real answer against the result
+ * 400, the balancer's 502, 503 and 504, the 401 and 429 of authentication,
+ * the body reader's 400, 413 and 415); the contract tests check each real answer against the result
  * (lib/testing/openapi-check.ts), so an answer missing here fails them.
  */
 
@@ -373,7 +374,14 @@ export const PATHS: Record<string, PathSpec> = {
       tag: "Operations",
       summary: "This instance's metrics, in Prometheus's text format",
       authenticated: false,
-      responses: { 200: { description: "The metrics.", text: true } },
+      responses: {
+        200: { description: "The metrics.", text: true },
+        404: {
+          description:
+            "Asked through the balancer, which keeps each instance's metrics to the instance: read them from each instance.",
+          problems: [BALANCER_PROBLEMS[404].slug],
+        },
+      },
     },
   },
   "/api/openapi.json": {

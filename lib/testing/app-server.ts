@@ -5,6 +5,7 @@ import path from "node:path";
 import { freePort } from "@/lib/process/free-port";
 import { startProcess, waitUntil } from "@/lib/process/process-group";
 import { typescriptScriptArgs } from "@/lib/process/typescript-script";
+import { judgeAnswersOf } from "@/lib/testing/judged-apps";
 
 /**
  * Runs the built app as a child process, the way `npm start` does (launcher,
@@ -97,6 +98,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     await child.stop();
     throw new Error(`${(error as Error).message}:\n${output.join("")}`);
   }
+  judgeAnswersOf(baseUrl);
   const databaseUrl = (await readFile(databaseUrlFile, "utf8")).trim();
   // Written before the simulator starts, so present once the app serves, if it started one.
   const simulatorAdminKey = await readFile(simulatorAdminKeyFile, "utf8").then(
