@@ -3,11 +3,17 @@ import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "@/lib/auth/accounts";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
-import { cartBody, postOrder } from "@/lib/testing/api-client";
+import { browserSession, cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
-import { describeOnServer } from "@/lib/testing/postgres-server-only";
+import { describeOnServer, itOnServer } from "@/lib/testing/postgres-server-only";
 import { total } from "@/lib/observability/prometheus-text";
-import { postFrom, rawCheckout, sendOverlapping } from "@/lib/testing/raw-http";
+import {
+  postFrom,
+  rawCheckout,
+  sendOverlapping,
+  type RawRequest,
+  type RawResponse,
+} from "@/lib/testing/raw-http";
 import { rowsAt } from "@/lib/testing/rows";
 
 /**
@@ -153,6 +159,60 @@ describe("rate limits", () => {
     await delay(WINDOW_SECONDS * 1000);
     expect((await firstCall(third)).status).toBe(200);
   });
+
+  // A new browser's first page often makes several API calls at once: all
+  // of them find no account, and all of them make the same one.
+  const OVERLAPPING = 10;
+  const overlappingFirstCalls = async (address: string) => {
+    const session = await browserSession(app.baseUrl);
+    const firstCall: RawRequest = {
+      method: "GET",
+      path: "/api/orders",
+      headers: { Cookie: session.cookie, "X-Forwarded-For": address },
+    };
+    const { responses, lastSentAt } = await sendOverlapping(
+      app.baseUrl,
+      Array.from({ length: OVERLAPPING }, () => firstCall),
+    );
+    // All were sent before the first answer arrived: they really overlapped.
+    expect(Math.min(...responses.map((response) => response.receivedAt))).toBeGreaterThanOrEqual(
+      lastSentAt,
+    );
+    return { session, statuses: responses.map((response: RawResponse) => response.status) };
+  };
+
+  itOnServer(
+    "concurrency",
+    `counts a new browser's account once when ${OVERLAPPING} of its first requests overlap`,
+    async () => {
+      const address = "10.0.0.41";
+      const { session, statuses } = await overlappingFirstCalls(address);
+
+      expect(statuses).toEqual(Array.from({ length: OVERLAPPING }, () => 200));
+      const rows = rowsAt(app.databaseUrl);
+      expect(await rows.rateLimitPoints(`accounts:${address}`)).toBe(1);
+      expect(await rows.accountIdByTokenHash(hashToken(session.token))).toBeDefined();
+      // So the address still has room for its second account.
+      expect((await accountFrom(address)).status).toBe(201);
+    },
+  );
+
+  itOnServer(
+    "concurrency",
+    `makes no account for a new browser whose address is at its limit, however many of its first requests overlap`,
+    async () => {
+      const address = "10.0.0.42";
+      for (let index = 0; index < ACCOUNTS; index++)
+        expect((await accountFrom(address)).status).toBe(201);
+      const { session, statuses } = await overlappingFirstCalls(address);
+
+      expect(statuses).toEqual(Array.from({ length: OVERLAPPING }, () => 429));
+      const rows = rowsAt(app.databaseUrl);
+      expect(await rows.accountIdByTokenHash(hashToken(session.token))).toBeUndefined();
+      // Each refused request counts, as a refused POST /api/accounts does.
+      expect(await rows.rateLimitPoints(`accounts:${address}`)).toBe(ACCOUNTS + OVERLAPPING);
+    },
+  );
 
   it("counts refused checkouts as rate_limited in the metrics", async () => {
     const before = total(
