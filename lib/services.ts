@@ -77,8 +77,11 @@ function buildServices() {
   });
   const authenticator: Authenticator = {
     db: database,
-    admitNewAccount: (request) =>
-      accountLimit.consume(clientAddress(request.headers, env.TRUSTED_PROXIES)),
+    pool,
+    admitNewAccount: (request, transaction) =>
+      (transaction ? accountLimit.within(transaction) : accountLimit).consume(
+        clientAddress(request.headers, env.TRUSTED_PROXIES),
+      ),
   };
   return {
     db: database,

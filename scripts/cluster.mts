@@ -49,6 +49,10 @@ const cluster = await startCluster({
     env.SIMULATOR_ADMIN_KEY ??
     (await keptSecret(env.SIMULATOR_ADMIN_KEY_FILE, "payment simulator admin key")),
   output: "inherit",
+}).catch((error: unknown) => {
+  // startCluster has stopped whatever it started; what remains is the reason.
+  console.error(`\n[oncepay] cluster: could not start: ${(error as Error).message ?? error}`);
+  process.exit(1);
 });
 
 const withoutPassword = (url: string) => url.replace(/\/\/[^@]*@/, "//");

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type pg from "pg";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { checkSameOrigin } from "@/lib/auth/same-origin";
 import { addToContext } from "@/lib/observability/request-context";
@@ -10,6 +11,8 @@ import {
   mintApiToken,
   sessionCookieName,
 } from "@/lib/auth/session-cookie";
+import type { Queryable } from "@/lib/db/sql";
+import { inTransaction } from "@/lib/db/transaction";
 import { sessionSecret } from "@/lib/env";
 import { requestScheme } from "@/lib/http/request-scheme";
 import { rateLimitedResponse, requestProblemResponse } from "@/lib/http/request-problems";
@@ -39,8 +42,14 @@ export type AuthResult = { ok: true; caller: Caller } | { ok: false; failure: Au
 /** What authenticating needs: the accounts, and the per-address limit on new ones. */
 export interface Authenticator {
   db: PrismaClient;
-  /** Counts one new account for the request's client address; refuses it once the window is full. */
-  admitNewAccount(request: Request): Promise<LimitDecision>;
+  /** The same connections as `db`, for the transaction that makes a browser's account. */
+  pool: pg.Pool;
+  /**
+   * Counts one new account for the request's client address; refuses it
+   * once the window is full. Given a transaction, counts on its connection,
+   * so the point commits with the account it admits.
+   */
+  admitNewAccount(request: Request, transaction?: Queryable): Promise<LimitDecision>;
 }
 
 /** The answer to a request that could not be authenticated. */
@@ -152,41 +161,88 @@ async function authenticateBearer(db: PrismaClient, authorization: string): Prom
  * A browser's account is created the first time its session token is used,
  * so page loads never wait on the database; only for a token this server
  * signed, so a cookie planted by someone else is never an account, and only
- * within its address's limit on new accounts, as POST /api/accounts is. The
- * INSERT … ON CONFLICT makes two first requests from one new browser agree
- * on one account.
+ * within its address's limit on new accounts, as POST /api/accounts is.
  */
 async function authenticateSession(
-  { db, admitNewAccount }: Authenticator,
+  auth: Authenticator,
   request: Request,
   token: string,
 ): Promise<AuthResult> {
   if (!isIssuedSessionToken(token, sessionSecret())) return unauthenticated(NOT_ISSUED);
   const tokenHash = hashToken(token);
-  const existing = await accountByTokenHash(db, tokenHash);
+  const existing = await accountByTokenHash(auth.db, tokenHash);
   if (existing) {
     return existing.kind === "browser"
       ? { ok: true, caller: { accountId: existing.id } }
       : unauthenticated("The session cookie is not valid.");
   }
-  const admitted = await admitNewAccount(request);
-  if (!admitted.allowed) {
-    const { retryAfterSeconds } = admitted;
-    return {
-      ok: false,
-      failure: {
-        kind: "rate-limited",
-        retryAfterSeconds,
-        detail: tooManyAccounts(retryAfterSeconds),
-      },
-    };
-  }
-  await db.$executeRaw`INSERT INTO accounts (token_hash, kind) VALUES (${tokenHash}, 'browser') ON CONFLICT (token_hash) DO NOTHING`;
-  const created = await db.account.findUniqueOrThrow({
-    where: { tokenHash },
-    select: { id: true },
+  const made = await makeBrowserAccount(auth, request, tokenHash);
+  if (made.ok) return { ok: true, caller: { accountId: made.accountId } };
+  if (made.kind === "not-a-browser") return unauthenticated("The session cookie is not valid.");
+  const { retryAfterSeconds } = made;
+  return {
+    ok: false,
+    failure: {
+      kind: "rate-limited",
+      retryAfterSeconds,
+      detail: tooManyAccounts(retryAfterSeconds),
+    },
+  };
+}
+
+type MadeAccount =
+  | { ok: true; accountId: string }
+  | { ok: false; kind: "not-a-browser" }
+  | { ok: false; kind: "rate-limited"; retryAfterSeconds: number };
+
+/**
+ * Makes the browser's account and counts it against its address, in one
+ * transaction, so that a new browser counts once however many of its first
+ * requests overlap (a page that makes several API calls at once):
+ *
+ * - The INSERT comes first. Its unique entry for the token makes every other
+ *   request of the same browser wait at its own INSERT until this
+ *   transaction ends, then find the row (ON CONFLICT DO NOTHING returns
+ *   none): only the request that made the row counts a point.
+ * - The point is counted on the same connection (on the embedded database,
+ *   which serves every connection from one session, a statement on another
+ *   connection would wait for this transaction to end: forever).
+ * - Refused, the account is deleted before the commit: nobody ever sees it,
+ *   and the point stays counted, as for a refused POST /api/accounts. A
+ *   request that was waiting then makes the row itself, and is counted and
+ *   refused in turn.
+ *
+ * The locks are always taken in that order (the token's entry, then the
+ * address's window), so two browsers of one address cannot deadlock.
+ */
+async function makeBrowserAccount(
+  { pool, admitNewAccount }: Authenticator,
+  request: Request,
+  tokenHash: string,
+): Promise<MadeAccount> {
+  return inTransaction(pool, async (tx): Promise<MadeAccount> => {
+    const made = await tx.query<{ id: string }>(
+      `INSERT INTO accounts (token_hash, kind) VALUES ($1, 'browser')
+         ON CONFLICT (token_hash) DO NOTHING RETURNING id`,
+      [tokenHash],
+    );
+    const accountId = made.rows[0]?.id;
+    if (accountId === undefined) {
+      // Made by an overlapping request that committed: READ COMMITTED lets this statement see it.
+      const found = await tx.query<{ id: string; kind: string }>(
+        `SELECT id, kind FROM accounts WHERE token_hash = $1`,
+        [tokenHash],
+      );
+      const account = found.rows[0]!;
+      return account.kind === "browser"
+        ? { ok: true, accountId: account.id }
+        : { ok: false, kind: "not-a-browser" };
+    }
+    const admitted = await admitNewAccount(request, tx);
+    if (admitted.allowed) return { ok: true, accountId };
+    await tx.query(`DELETE FROM accounts WHERE id = $1`, [accountId]);
+    return { ok: false, kind: "rate-limited", retryAfterSeconds: admitted.retryAfterSeconds };
   });
-  return { ok: true, caller: { accountId: created.id } };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { chown, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { assertPostgresCanUse } from "@/lib/cluster/postgres-access";
 import { postgresIds, POSTGRES_USER, runsAsRoot } from "@/lib/process/postgres-user";
 import { startProcess, type GroupProcess } from "@/lib/process/process-group";
 
@@ -65,6 +66,17 @@ export async function startNode(settings: NodeSettings): Promise<PatroniNode> {
     const postgres = await postgresIds();
     for (const owned of [settings.dir, configFile]) await chown(owned, postgres.uid, postgres.gid);
   }
+  // Before Patroni starts: what it cannot reach it reports only by exiting
+  // (or PostgreSQL by not starting), the reason buried in its output.
+  await assertPostgresCanUse([
+    { what: `${settings.name}'s Patroni configuration`, path: configFile, use: "read" },
+    { what: `${settings.name}'s folder (data, sockets, pgpass)`, path: settings.dir, use: "write" },
+    ...["initdb", "pg_ctl", "postgres", "pg_rewind", "pg_basebackup"].map((program) => ({
+      what: "PostgreSQL's program",
+      path: path.join(POSTGRES_BIN, program),
+      use: "run" as const,
+    })),
+  ]);
   const launch = () =>
     startProcess({
       command: "patroni",

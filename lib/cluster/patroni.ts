@@ -4,6 +4,14 @@ import path from "node:path";
 import pg from "pg";
 import { readLeaderKey } from "@/lib/cluster/leader-check";
 import {
+  allExited,
+  anyExited,
+  indent,
+  keepLastLines,
+  waitForCluster,
+  type Member as WatchedProcess,
+} from "@/lib/cluster/member-watch";
+import {
   DATABASE,
   NAMESPACE,
   SCOPE,
@@ -11,8 +19,9 @@ import {
   stopNode,
   type PatroniNode,
 } from "@/lib/cluster/patroni-node";
+import { isFatal, patroniState, withoutAbortedRequests } from "@/lib/cluster/patroni-state";
 import { freePort } from "@/lib/process/free-port";
-import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
+import { startProcess, type GroupProcess } from "@/lib/process/process-group";
 
 export type { PatroniNode } from "@/lib/cluster/patroni-node";
 
@@ -85,45 +94,57 @@ export async function startReplicatedPostgres(
     replication: randomBytes(18).toString("base64url"),
   };
 
+  // Each process's last lines are kept for the error that says why it stopped.
+  const etcdLines = keepLastLines(options.output);
   const etcdPort = await freePort();
   const etcd = startProcess({
     command: "etcd",
     args: etcdArgs(path.join(options.workDir, "etcd"), etcdPort, await freePort()),
-    output: options.output,
+    output: etcdLines.output,
     endsWithStarter: true,
   });
   const nodes: PatroniNode[] = [];
+  const nodeLines = new Map<string, () => string>();
   const stopAll = async () => {
     for (const node of nodes) await stopNode(node);
     await etcd.stop();
   };
+  const etcdMember: WatchedProcess = {
+    name: "etcd",
+    process: etcd,
+    lastLines: etcdLines.lastLines,
+  };
   try {
-    await waitUntil(async () => (await fetch(`http://127.0.0.1:${etcdPort}/health`)).ok, {
+    await waitForCluster(async () => (await fetch(`http://127.0.0.1:${etcdPort}/health`)).ok, {
       timeoutMs: 15_000,
-      process: etcd,
       describe: () => `etcd on port ${etcdPort} did not start`,
+      failed: async () => anyExited([etcdMember]),
     });
     for (let index = 1; index <= size; index++) {
+      const name = `pg${index}`;
+      const lines = keepLastLines(options.output, { keep: withoutAbortedRequests() });
+      nodeLines.set(name, lines.lastLines);
       nodes.push(
         await startNode({
-          name: `pg${index}`,
-          dir: path.join(options.workDir, `pg${index}`),
+          name,
+          dir: path.join(options.workDir, name),
           pgPort: await freePort(),
           restPort: await freePort(),
           etcdPort,
           passwords,
           synchronous: options.synchronous,
-          output: options.output,
+          output: lines.output,
         }),
       );
     }
-    const cluster = replicatedPostgres(
+    const cluster = replicatedPostgres({
       nodes,
-      etcd,
-      `http://127.0.0.1:${etcdPort}`,
-      options.synchronous,
+      etcdMember,
+      nodeLines,
+      etcdUrl: `http://127.0.0.1:${etcdPort}`,
+      synchronous: options.synchronous,
       stopAll,
-    );
+    });
     await cluster.whole(BOOTSTRAP_TIMEOUT_MS);
     await createDatabase(await cluster.leader());
     return cluster;
@@ -133,13 +154,40 @@ export async function startReplicatedPostgres(
   }
 }
 
-function replicatedPostgres(
-  nodes: PatroniNode[],
-  etcd: GroupProcess,
-  etcdUrl: string,
-  synchronous: boolean,
-  stopAll: () => Promise<void>,
-): ReplicatedPostgres {
+function replicatedPostgres({
+  nodes,
+  etcdMember,
+  nodeLines,
+  etcdUrl,
+  synchronous,
+  stopAll,
+}: {
+  nodes: PatroniNode[];
+  etcdMember: WatchedProcess;
+  nodeLines: Map<string, () => string>;
+  etcdUrl: string;
+  synchronous: boolean;
+  stopAll: () => Promise<void>;
+}): ReplicatedPostgres {
+  // Each node's Patroni as it runs now (start() replaces the process after a kill).
+  const patronis = (): WatchedProcess[] =>
+    nodes.map((node) => ({
+      name: `${node.name}'s Patroni`,
+      process: node.patroni,
+      lastLines: nodeLines.get(node.name)!,
+    }));
+  /** Why no leader can come: etcd is gone, or every Patroni is (one killed by a test is not enough). */
+  const noLeaderCan = async () => anyExited([etcdMember]) ?? allExited(patronis());
+  /** Why the cluster cannot be whole: any of its processes is gone, or a node's PostgreSQL would not start. */
+  const notWholeCan = async () => anyExited([etcdMember, ...patronis()]) ?? (await fatalState());
+  const fatalState = async (): Promise<string | undefined> => {
+    for (const node of nodes) {
+      const state = await patroniState(node);
+      if (state !== undefined && isFatal(state))
+        return `${node.name}'s Patroni reports "${state}"; its last lines:\n${indent(nodeLines.get(node.name)!())}`;
+    }
+    return undefined;
+  };
   const members = async (): Promise<Member[]> => {
     for (const node of nodes) {
       const answer = await fetch(`${node.restUrl}/cluster`, {
@@ -155,15 +203,16 @@ function replicatedPostgres(
     timeoutMs: number,
   ): Promise<PatroniNode> => {
     let node: PatroniNode | undefined;
-    await waitUntil(async () => (node = await found()) !== undefined, {
+    await waitForCluster(async () => (node = await found()) !== undefined, {
       timeoutMs,
       describe: () => `No node became the ${what}`,
+      failed: noLeaderCan,
     });
     return node!;
   };
   return {
     nodes,
-    etcd,
+    etcd: etcdMember.process,
     database: DATABASE,
     members,
     leader: (timeoutMs = 60_000) =>
@@ -188,7 +237,7 @@ function replicatedPostgres(
         timeoutMs,
       ),
     whole: (timeoutMs = 120_000) =>
-      waitUntil(
+      waitForCluster(
         async () => {
           // Each node asked itself: a dead node's member entry outlives it by up to ttl.
           const roles = await Promise.all(
@@ -210,8 +259,8 @@ function replicatedPostgres(
         },
         {
           timeoutMs,
-          process: etcd,
           describe: () => `Not every member of the Patroni cluster was back and replicating`,
+          failed: notWholeCan,
         },
       ),
     stop: stopAll,

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { chown, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { assertPostgresCanUse } from "@/lib/cluster/postgres-access";
 import { postgresIds, POSTGRES_USER, runsAsRoot } from "@/lib/process/postgres-user";
 import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
 
@@ -65,6 +66,10 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
     for (const owned of [options.workDir, configFile, authFile])
       await chown(owned, postgres.uid, postgres.gid);
   }
+  await assertPostgresCanUse([
+    { what: "PgBouncer's configuration", path: configFile, use: "read" },
+    { what: "PgBouncer's auth_file", path: authFile, use: "read" },
+  ]);
   const url = pooledUrl(options.databaseUrl, options.port, password);
 
   const launch = async (): Promise<GroupProcess> => {

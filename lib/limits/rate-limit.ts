@@ -16,6 +16,11 @@ export interface RateLimit {
    * in the window. Refused points count too, as a refused request does.
    */
   consume(caller: string, cost?: number): Promise<LimitDecision>;
+  /**
+   * The same limit, counted on a transaction's connection: the points
+   * commit or roll back with what they were counted for.
+   */
+  within(transaction: Queryable): RateLimit;
 }
 
 export interface RateLimitOptions {
@@ -43,11 +48,10 @@ const COUNT = `INSERT INTO rate_limits AS window_row (key, points, expire)
     expire = CASE WHEN coalesce(window_row.expire <= ${NOW_MS}, true) THEN EXCLUDED.expire ELSE window_row.expire END
   RETURNING points, (expire - ${NOW_MS})::int AS ms_left`;
 
-export function postgresRateLimit(
-  db: Queryable,
-  { name, points, windowSeconds }: RateLimitOptions,
-): RateLimit {
+export function postgresRateLimit(db: Queryable, options: RateLimitOptions): RateLimit {
+  const { name, points, windowSeconds } = options;
   return {
+    within: (transaction) => postgresRateLimit(transaction, options),
     async consume(caller, cost = 1) {
       if (points === 0 || cost === 0) return ALLOWED;
       const result = await db.query<{ points: number; ms_left: number }>(COUNT, [

@@ -47,6 +47,8 @@ export const {
   idempotencyKeysOf,
   providerIntents,
   ordersForCart,
+  rateLimitPoints,
+  endRateLimitWindow,
 } = rowsIn(testPool.db);
 
 /**

@@ -79,6 +79,13 @@ export interface Rows {
   /** The points counted in a rate limit's window (`<name>:<caller>`); 0 when it has none. */
   rateLimitPoints(windowKey: string): Promise<number>;
   /**
+   * Simulates the passing of time for one rate limit's window: it has ended,
+   * so the caller's next request starts a new one. Tests keep their windows
+   * far longer than they run (a slow machine must not end one mid-test) and
+   * end them here instead of sleeping. Fails when there is no such window.
+   */
+  endRateLimitWindow(windowKey: string): Promise<void>;
+  /**
    * The payment simulator's ledger, read where it lives (its own schema in
    * the same database): the PaymentIntents whose metadata holds all these
    * pairs, or whose provider key (Stripe's Idempotency-Key) starts with a
@@ -271,6 +278,15 @@ export function rowsIn(db: Queryable): Rows {
         [windowKey],
       );
       return rows[0]?.points ?? 0;
+    },
+    async endRateLimitWindow(windowKey) {
+      // The window's clock is the database's (lib/limits/rate-limit.ts): it ended a millisecond ago.
+      const { rowCount } = await db.query(
+        `UPDATE rate_limits SET expire = (extract(epoch FROM statement_timestamp()) * 1000)::bigint - 1
+          WHERE key = $1`,
+        [windowKey],
+      );
+      if (rowCount !== 1) throw new Error(`No rate limit window ${windowKey} to end`);
     },
     async providerIntents(filter) {
       const [condition, value] =
