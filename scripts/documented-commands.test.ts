@@ -149,9 +149,17 @@ describeOnServer("databases", "each documented npm start on a database the serve
   );
 });
 
-/** What the shell gets: this environment less what the command sets, and its files kept out of the project's .data. */
+/**
+ * What the shell gets: this environment less what the command sets, and its
+ * files kept out of the project's .data. Less npm's own variables too: a
+ * reader types the command in a terminal, not inside `npx vitest`, and an
+ * npm started with npm exec's variables ends Ctrl-C with 130 where a
+ * terminal's ends with 0.
+ */
 function runEnv(port: number, workDir: string): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_")),
+  );
   delete env.DATABASE_URL;
   delete env.SIMULATOR_ADMIN_KEY;
   delete env.SESSION_SECRET;
