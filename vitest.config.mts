@@ -7,7 +7,9 @@ export default defineConfig({
     include: ["lib/**/*.test.ts", "scripts/**/*.test.ts"],
     // Playwright specs live in e2e/ and crash Vitest if collected.
     exclude: ["e2e/**", "node_modules/**", ".next/**"],
-    globalSetup: ["lib/testing/global-setup.ts"],
+    // The run's folder and mark first, so that its end comes after every
+    // other teardown (lib/testing/test-run.ts); then the shared app.
+    globalSetup: ["lib/testing/test-run-setup.ts", "lib/testing/global-setup.ts"],
     // Every answer of the shared test app is judged by its OpenAPI document.
     setupFiles: ["lib/testing/openapi-setup.ts"],
     // The usual report, then how many tests were skipped and why.
