@@ -38,8 +38,10 @@ function lane(name: string, files: { include: string[]; exclude: string[] }) {
 export default defineConfig({
   resolve: { alias },
   test: {
-    // One shared app for the whole run, for both lanes (inject()).
-    globalSetup: ["lib/testing/global-setup.ts"],
+    // The run's folder and mark first, so that its end comes after every
+    // other teardown (lib/testing/test-run.ts); then one shared app for the
+    // whole run, for both lanes (inject()).
+    globalSetup: ["lib/testing/test-run-setup.ts", "lib/testing/global-setup.ts"],
     // The usual report, then how many tests were skipped and why, then the slowest files.
     reporters: [
       "default",

@@ -85,6 +85,7 @@ export function processIdentity(pid: number): string | undefined {
 
 export interface ProcessStat {
   state: string;
+  parent: number;
   processGroup: number;
   startTime: string;
 }
@@ -93,10 +94,15 @@ export interface ProcessStat {
 export function processStat(pid: number): ProcessStat {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses, so
-  // the fields are counted from the last ")". State is field 3, the process
-  // group 5, the start time 22.
+  // the fields are counted from the last ")". State is field 3, the parent
+  // 4, the process group 5, the start time 22.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { state: fields[0]!, processGroup: Number(fields[2]), startTime: fields[19]! };
+  return {
+    state: fields[0]!,
+    parent: Number(fields[1]),
+    processGroup: Number(fields[2]),
+    startTime: fields[19]!,
+  };
 }
 
 function existsBySignal(pid: number): boolean {

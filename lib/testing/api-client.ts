@@ -37,6 +37,8 @@ export interface PostOrderOptions {
   body?: unknown;
   rawBody?: string;
   headers?: Record<string, string>;
+  /** Abandons the request when aborted (a timed-out test's). */
+  signal?: AbortSignal;
 }
 
 /** POST /api/orders with a bearer token, an Idempotency-Key and a JSON body, each overridable. */
@@ -53,6 +55,7 @@ export async function postOrder(
     method: "POST",
     headers,
     body: options.rawBody ?? JSON.stringify(options.body ?? cartBody()),
+    signal: options.signal,
   });
   return { response, text: await response.text() };
 }

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { LAUNCHER_PID_ENV } from "@/lib/process/follow-launcher";
 import { freePort } from "@/lib/process/free-port";
 import { startProcess, waitUntil } from "@/lib/process/process-group";
 import { typescriptScriptArgs } from "@/lib/process/typescript-script";
@@ -12,6 +13,11 @@ import { judgeAnswersOf } from "@/lib/testing/judged-apps";
  * migrations, `next start`), so tests talk to it over real HTTP. With
  * DATABASE_URL set it uses that PostgreSQL; otherwise a fresh embedded
  * database in a temporary folder.
+ *
+ * It belongs to the process that started it: the launcher stops, with all
+ * it started, once that process is gone (a Vitest worker ended or killed,
+ * lib/process/follow-launcher.ts), and its temporary folder goes when the
+ * launcher ends, however it ends (a crash included), not only on stop().
  */
 export interface AppServer {
   baseUrl: string;
@@ -38,9 +44,12 @@ export interface AppServerOptions {
   embeddedDataDir?: string;
   /** Run on the embedded database even when the tests have a DATABASE_URL (the `npm start` default). */
   embedded?: boolean;
+  /** Stops it when aborted, while it starts or after: a test's signal, aborted when the test times out. */
+  signal?: AbortSignal;
 }
 
-const READY_TIMEOUT_MS = 90_000;
+/** How long a start may take before it counts as failed; it fails sooner if the launcher exits. */
+export const APP_READY_TIMEOUT_MS = 90_000;
 
 export async function startAppServer(options: AppServerOptions = {}): Promise<AppServer> {
   if (!existsSync(path.resolve(".next", "BUILD_ID"))) {
@@ -48,6 +57,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       "No production build found. Run `npm run build` first (`npm test` does this for you).",
     );
   }
+  options.signal?.throwIfAborted();
   const workDir = await mkdtemp(path.join(tmpdir(), "oncepay-test-"));
   const port = await freePort();
   const simulatorPort = await freePort();
@@ -80,24 +90,38 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       REAPER_INTERVAL_SECONDS: "0",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
       NEXT_TELEMETRY_DISABLED: "1",
+      // The launcher, and all it starts, must not outlive this process.
+      [LAUNCHER_PID_ENV]: String(process.pid),
       ...options.env,
     },
     output: (chunk) => keepOutput(output, chunk),
   });
+  // Its files go with it: nothing reads them once it has ended.
+  const removed = child.exited.then(() => rm(workDir, { recursive: true, force: true }));
+  const stop = async () => {
+    await child.stop();
+    await removed;
+  };
+  const onAbort = () => void stop();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort(); // aborted while the folder and ports were being made
+  void removed.then(() => options.signal?.removeEventListener("abort", onAbort));
   const baseUrl = `http://127.0.0.1:${port}`;
 
   try {
     // Serving: the process answers. Not /api/ready: some tests start an
     // app whose database or payment provider is broken on purpose.
     await waitUntil(async () => (await fetch(`${baseUrl}/api/health`)).ok, {
-      timeoutMs: READY_TIMEOUT_MS,
+      timeoutMs: APP_READY_TIMEOUT_MS,
       process: child,
       describe: () => "The app did not serve",
     });
   } catch (error) {
-    await child.stop();
+    await stop();
+    options.signal?.throwIfAborted();
     throw new Error(`${(error as Error).message}:\n${output.join("")}`);
   }
+  options.signal?.throwIfAborted();
   judgeAnswersOf(baseUrl);
   const databaseUrl = (await readFile(databaseUrlFile, "utf8")).trim();
   // Written before the simulator starts, so present once the app serves, if it started one.
@@ -123,10 +147,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
     exited: child.exited,
     processGroup: child.pid,
     output: () => output.join(""),
-    async stop() {
-      await child.stop();
-      await rm(workDir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 

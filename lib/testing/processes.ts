@@ -3,9 +3,10 @@ import { processIdentity, processStat } from "@/lib/process/follow-launcher";
 
 /**
  * The processes a test started, read from /proc (Linux): which are in a
- * process group, and which of them still run. A process is named by its
- * command line (`next-server (v16…)`, `node --import tsx
- * scripts/lab-redis.mts`, `redis-server 127.0.0.1:…`).
+ * process group, which carry a variable in their environment, and which of
+ * them still run. A process is named by its command line (`next-server
+ * (v16…)`, `node --import tsx scripts/lab-redis.mts`, `redis-server
+ * 127.0.0.1:…`).
  */
 export interface RunningProcess {
   pid: number;
@@ -15,23 +16,42 @@ export interface RunningProcess {
 }
 
 export function processesInGroup(processGroup: number): RunningProcess[] {
+  return runningWhere((pid) => processStat(pid).processGroup === processGroup);
+}
+
+/**
+ * The processes whose environment holds `name=value`. A process inherits
+ * its starter's environment, so this finds everything started under a
+ * variable, whatever group, session or parent it has now: the launcher a
+ * dead worker left to pid 1, a PostgreSQL that pg_ctl put in a session of
+ * its own, one run as another user. It is the environment the process was
+ * started with (/proc/<pid>/environ), not what it set itself since.
+ */
+export function processesCarrying(name: string, value: string): RunningProcess[] {
+  const entry = `${name}=${value}`;
+  return runningWhere((pid) =>
+    readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry),
+  );
+}
+
+/** Those of `processes` that still run (a zombie has ended). */
+export function stillRunning(processes: readonly RunningProcess[]): RunningProcess[] {
+  return processes.filter((process) => processIdentity(process.pid) === process.identity);
+}
+
+function runningWhere(matches: (pid: number) => boolean): RunningProcess[] {
   const found: RunningProcess[] = [];
   for (const entry of readdirSync("/proc")) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     try {
       const identity = processIdentity(pid);
-      if (processStat(pid).processGroup !== processGroup || identity === undefined) continue;
+      if (identity === undefined || !matches(pid)) continue;
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
       found.push({ pid, commandLine, identity });
     } catch {
-      // It ended while we looked.
+      // It ended while we looked, or it is not ours to read.
     }
   }
   return found;
-}
-
-/** Those of `processes` that still run (a zombie has ended). */
-export function stillRunning(processes: readonly RunningProcess[]): RunningProcess[] {
-  return processes.filter((process) => processIdentity(process.pid) === process.identity);
 }
