@@ -157,9 +157,8 @@ describeOnServer("databases", "each documented npm start on a database the serve
  * terminal's ends with 0.
  */
 function runEnv(port: number, workDir: string): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith("npm_")),
-  );
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) if (name.toLowerCase().startsWith("npm_")) delete env[name];
   delete env.DATABASE_URL;
   delete env.SIMULATOR_ADMIN_KEY;
   delete env.SESSION_SECRET;
