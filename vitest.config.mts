@@ -2,19 +2,53 @@ import path from "node:path";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 
 /**
- * Two lanes, run at the same time, each one file after another.
+ * Three lanes (projects), each one file after another. `npm test` runs them
+ * at the same time, one Vitest process each (scripts/vitest-lanes.mts): in
+ * one process Vitest would put them in one queue, since it runs every file
+ * of projects that take one file at a time one after another. No test may
+ * depend on how busy the machine is (docs/testing.md), so each lane's files
+ * neither disturb the others' nor are disturbed by them; on a 2-core
+ * machine the restarts, failovers and waits of the last two lanes become
+ * time the first uses anyway.
  *
- * "shared": nearly every file. They share one app, one database and one
- * payment simulator (the global setup's), so running them one at a time
- * keeps each test's row counts and the simulator's settings its own.
+ * "shared": the files that use the one app, database and payment simulator
+ * the global setup starts, one at a time, so that each test's row counts
+ * and the simulator's settings stay its own. A file that uses the shared
+ * app, or changes the shared simulator's faults, belongs here.
  *
- * "alongside": the few long files that start every server they use, count
- * only the accounts they create, and assert nothing about time, so they can
- * run beside the shared lane without disturbing it or being disturbed by it:
- * on a 2-core machine this turns minutes of restarts and failovers that
- * mostly wait into time the shared lane uses anyway.
+ * "own-app": the files that start the app they use (with a payment
+ * simulator of its own; at most the run's lab key stores are shared, where
+ * each leaves only its own account's keys) and count only the accounts
+ * they create.
+ *
+ * "own-postgres": the files that start PostgreSQL servers of their own (to
+ * crash, under Patroni) or a cluster around the one under test (PgBouncer,
+ * HAProxy, several instances). They need a PostgreSQL server, so on the
+ * embedded database they are skipped.
  */
-const ALONGSIDE = ["lib/idempotency/crash-matrix.test.ts", "lib/cluster/failover.test.ts"];
+const OWN_APP_FILES = [
+  "lib/idempotency/crash-matrix.test.ts",
+  "lib/idempotency/database-outage.test.ts",
+  "lib/process/launcher-shutdown.test.ts",
+  "lib/db/embedded-restart.test.ts",
+  "lib/testing/ownership.test.ts",
+  "lib/testing/soak/soak.test.ts",
+  "lib/api/lab-designs.contract.test.ts",
+  "lib/api/rate-limits.contract.test.ts",
+  "lib/api/payment-provider.contract.test.ts",
+  "lib/api/provider-reads.contract.test.ts",
+  "lib/api/demo-faults-off.contract.test.ts",
+  "lib/api/lab-key-stores-down.contract.test.ts",
+  "lib/observability/log-context.contract.test.ts",
+];
+const OWN_POSTGRES_FILES = [
+  "lib/cluster/failover.test.ts",
+  "lib/cluster/patroni-start.test.ts",
+  "lib/cluster/cluster.test.ts",
+  "lib/cluster/cluster-shutdown.test.ts",
+  "lib/cluster/pooler-safety.test.ts",
+  "lib/idempotency/postgres-crash.test.ts",
+];
 
 const alias = { "@": path.resolve(import.meta.dirname) };
 // Playwright specs live in e2e/ and crash Vitest if collected.
@@ -30,6 +64,9 @@ function lane(name: string, files: { include: string[]; exclude: string[] }) {
       setupFiles: ["lib/testing/openapi-setup.ts"],
       fileParallelism: false,
       testTimeout: 30_000,
+      // A poll waits for something that will happen; how soon depends on
+      // how busy the machine is, and Vitest's own default is one second.
+      expect: { poll: { timeout: 20_000 } },
       hookTimeout: 120_000,
     },
   } satisfies TestProjectInlineConfiguration;
@@ -39,8 +76,8 @@ export default defineConfig({
   resolve: { alias },
   test: {
     // The run's folder and mark first, so that its end comes after every
-    // other teardown (lib/testing/test-run.ts); then one shared app for the
-    // whole run, for both lanes (inject()).
+    // other teardown (lib/testing/test-run.ts); then the lab's key stores,
+    // and the shared app when the shared lane runs (inject()).
     globalSetup: ["lib/testing/test-run-setup.ts", "lib/testing/global-setup.ts"],
     // The usual report, then how many tests were skipped and why, then the slowest files.
     reporters: [
@@ -48,14 +85,15 @@ export default defineConfig({
       "./lib/testing/skip-summary-reporter.ts",
       "./lib/testing/file-times-reporter.ts",
     ],
-    // One worker per lane.
-    maxWorkers: 2,
+    // A lane at a time in one process (see above); npm test runs a process per lane.
+    maxWorkers: 1,
     projects: [
       lane("shared", {
         include: ["lib/**/*.test.ts", "scripts/**/*.test.ts"],
-        exclude: [...exclude, ...ALONGSIDE],
+        exclude: [...exclude, ...OWN_APP_FILES, ...OWN_POSTGRES_FILES],
       }),
-      lane("alongside", { include: ALONGSIDE, exclude }),
+      lane("own-app", { include: OWN_APP_FILES, exclude }),
+      lane("own-postgres", { include: OWN_POSTGRES_FILES, exclude }),
     ],
   },
 });

@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { startAppServer } from "@/lib/testing/app-server";
 import { spawnService } from "@/lib/process/spawn-service";
+import { labKeyStoreEnv } from "@/lib/testing/lab-key-store-env";
 
 /**
  * One built app for the whole Vitest run; tests reach it through inject().
@@ -25,24 +26,24 @@ export default async function setup(project: TestProject) {
       follows: process.pid,
     }),
   ]);
+  const stopStores = () => Promise.all([dynamodb.stop(), redis.stop()]);
+  project.provide("labDynamoDbUrl", dynamodb.url);
+  project.provide("labRedisUrl", redis.url);
+  // Only the shared lane uses the shared app: a run of the other lane alone
+  // (scripts/vitest-lanes.mts starts one per lane) starts none.
+  if (!project.vitest.projects.some((running) => running.name === "shared")) {
+    project.provide("realPostgres", Boolean(process.env.DATABASE_URL));
+    if (process.env.DATABASE_URL) project.provide("databaseUrl", process.env.DATABASE_URL);
+    return stopStores;
+  }
   const server = await startAppServer({
-    env: {
-      LAB_DYNAMODB_ENDPOINT: dynamodb.url,
-      LAB_REDIS_URL: redis.url,
-      // A configured DynamoDB gets its region and credentials from the AWS
-      // SDK's usual chain, as at AWS; dynalite checks no signature.
-      AWS_REGION: "local",
-      AWS_ACCESS_KEY_ID: "local",
-      AWS_SECRET_ACCESS_KEY: "local",
-    },
+    env: labKeyStoreEnv({ dynamodbUrl: dynamodb.url, redisUrl: redis.url }),
   });
   project.provide("baseUrl", server.baseUrl);
   project.provide("databaseUrl", server.databaseUrl);
   project.provide("realPostgres", server.realPostgres);
   project.provide("paymentSimulatorUrl", server.paymentSimulator.url);
   project.provide("paymentSimulatorAdminKey", server.paymentSimulator.adminKey);
-  project.provide("labDynamoDbUrl", dynamodb.url);
-  project.provide("labRedisUrl", redis.url);
   if (!server.realPostgres) {
     console.warn(
       "[tests] DATABASE_URL is not set: running on embedded PGlite, which serialises all statements, so the concurrency tests cannot expose races here. CI runs them on PostgreSQL.",
@@ -50,12 +51,13 @@ export default async function setup(project: TestProject) {
   }
   return async () => {
     await server.stop();
-    await Promise.all([dynamodb.stop(), redis.stop()]);
+    await stopStores();
   };
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
+    /** The shared app, for the shared lane (vitest.config.mts); the other lane has none. */
     baseUrl: string;
     databaseUrl: string;
     realPostgres: boolean;

@@ -48,8 +48,10 @@ function servedDocument(origin: string): Promise<OpenApiJudge> {
 
 // Read while the app surely serves: a test may stop or kill it right after its last answer.
 onJudgedApp((origin) => void servedDocument(origin));
-// The shared app is started by the global setup, in another process.
-judgeAnswersOf(inject("baseUrl"));
+// The shared app is started by the global setup, in another process (for
+// the shared lane only: the other lane's files start their own).
+const sharedApp = inject("baseUrl") as string | undefined;
+if (sharedApp) judgeAnswersOf(sharedApp);
 
 function judgeAnswer(url: string, answer: Answer | Promise<Answer | undefined>): void {
   if (!isJudged(url)) return;
