@@ -4,8 +4,10 @@ import { LAB_STORM_METADATA } from "@/lib/lab/charge-tags";
 import type { StormReport } from "@/lib/lab/storms";
 import { LAB_STRATEGIES, LAB_STRATEGY_INFO, type LabStrategy } from "@/lib/lab/strategies";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
-import { baseUrl, createAccount, type ApiAccount } from "@/lib/testing/api-client";
-import { closeTestDb, keyRow, ordersForCart, providerIntents } from "@/lib/testing/database";
+import { createAccount, type ApiAccount } from "@/lib/testing/api-client";
+import { startAppServer, type AppServer } from "@/lib/testing/app-server";
+import { labKeyStoreEnv } from "@/lib/testing/lab-key-store-env";
+import { rowsAt, type Rows } from "@/lib/testing/rows";
 import {
   closeLabKeyStores,
   dynamoKeyItem,
@@ -20,21 +22,37 @@ import { sendOverlapping } from "@/lib/testing/raw-http";
  * same on Redis, and Powertools' idempotency utility. What each run leaves
  * is checked where it lives: our tables, the DynamoDB items, the Redis
  * keys and the payment simulator's ledger.
+ *
+ * On an app of its own, with the shortest key expiry and lease the app
+ * accepts, so that the crash scenario waits seconds for them to run out
+ * rather than the defaults' 20 and 30; it shares the run's key stores,
+ * where every key it leaves is its own account's.
  */
+const LAB_KEY_EXPIRY_SECONDS = 5;
+const IDEMPOTENCY_LEASE_SECONDS = 5;
+let app: AppServer;
 let shopper: ApiAccount;
+let rows: Rows;
 beforeAll(async () => {
-  shopper = await createAccount();
+  app = await startAppServer({
+    env: {
+      ...labKeyStoreEnv({ dynamodbUrl: inject("labDynamoDbUrl"), redisUrl: inject("labRedisUrl") }),
+      LAB_KEY_EXPIRY_SECONDS: String(LAB_KEY_EXPIRY_SECONDS),
+      IDEMPOTENCY_LEASE_SECONDS: String(IDEMPOTENCY_LEASE_SECONDS),
+    },
+  });
+  shopper = await createAccount(app.baseUrl);
+  rows = rowsAt(app.databaseUrl);
 });
 afterAll(async () => {
-  await closeTestDb();
   await closeLabKeyStores();
+  await app?.stop();
 });
-
 const COPIED: LabStrategy[] = ["dynamodb_key_store", "redis_key_store", "powertools"];
 const MUG = 1800;
 
 async function startRun(body: Record<string, unknown>): Promise<StormReport> {
-  const response = await fetch(`${baseUrl()}/api/lab/storms`, {
+  const response = await fetch(`${app.baseUrl}/api/lab/storms`, {
     method: "POST",
     headers: { Authorization: `Bearer ${shopper.token}`, "Content-Type": "application/json" },
     body: JSON.stringify(body),
@@ -45,7 +63,7 @@ async function startRun(body: Record<string, unknown>): Promise<StormReport> {
 
 async function reportOf(id: string): Promise<StormReport> {
   return (await (
-    await fetch(`${baseUrl()}/api/lab/storms/${id}`, {
+    await fetch(`${app.baseUrl}/api/lab/storms/${id}`, {
       headers: { Authorization: `Bearer ${shopper.token}` },
     })
   ).json()) as StormReport;
@@ -56,11 +74,12 @@ async function recorded(report: StormReport) {
   let metadata: Record<string, string> = { [LAB_STORM_METADATA]: report.id };
   if (report.strategy === "atomic_claim")
     metadata = {
-      [PROVIDER_KEY_METADATA]: (await keyRow(shopper.id, report.idempotencyKey!))!.provider_key,
+      [PROVIDER_KEY_METADATA]: (await rows.keyRow(shopper.id, report.idempotencyKey!))!
+        .provider_key,
     };
   return {
-    orders: await ordersForCart(shopper.id, report.cartId),
-    charges: (await providerIntents({ metadata })).succeeded,
+    orders: await rows.ordersForCart(shopper.id, report.cartId),
+    charges: (await rows.providerIntents({ metadata })).succeeded,
   };
 }
 
@@ -111,7 +130,7 @@ describe.each(COPIED)("%s: a storm of 50 identical requests in flight at once", 
       body: JSON.stringify(storm.request.body),
     };
     const { responses, lastSentAt } = await sendOverlapping(
-      baseUrl(),
+      app.baseUrl,
       Array.from({ length: 50 }, () => raw),
     );
     expect(Math.min(...responses.map((response) => response.receivedAt))).toBeGreaterThanOrEqual(
@@ -143,7 +162,7 @@ describe.each(COPIED)("%s: a storm of 50 identical requests in flight at once", 
 describe("Powertools' payload validation", () => {
   it("refuses the same key with another body (422), and charges nothing more", async () => {
     const send = (cartId: string, key: string) =>
-      fetch(`${baseUrl()}/api/lab/powertools-orders`, {
+      fetch(`${app.baseUrl}/api/lab/powertools-orders`, {
         method: "POST",
         headers: {
           Authorization: `Bearer ${shopper.token}`,
@@ -159,7 +178,7 @@ describe("Powertools' payload validation", () => {
     expect(await other.json()).toMatchObject({
       type: "urn:oncepay:problem:idempotency-key-reused",
     });
-    expect(await ordersForCart(shopper.id, "cart-b")).toBe(0);
+    expect(await rows.ordersForCart(shopper.id, "cart-b")).toBe(0);
   });
 });
 
@@ -178,7 +197,7 @@ describe("the crash scenario: the server crashes after the charge, the client re
         const observation = await runCrashScenario(
           {
             fetch: (path, init) =>
-              fetch(`${baseUrl()}${path}`, {
+              fetch(`${app.baseUrl}${path}`, {
                 ...init,
                 headers: {
                   ...(init.headers as Record<string, string>),
@@ -256,15 +275,19 @@ describe("the crash scenario: the server crashes after the charge, the client re
       reported: { orders: 1, charges: 1 },
       recorded: { orders: 1, charges: 1 },
     });
-    expect(await keyRow(shopper.id, report.idempotencyKey!)).toMatchObject({
+    expect(await rows.keyRow(shopper.id, report.idempotencyKey!)).toMatchObject({
       state: "complete",
       response_status: 201,
     });
   });
 
-  it("uses the short expiry the page states: the lab's key expiry for the copied designs, the lease for OncePay", () => {
-    expect(outcomes.get("powertools")!.report.crash!.inFlightExpirySeconds).toBe(20);
-    expect(outcomes.get("atomic_claim")!.report.crash!.inFlightExpirySeconds).toBe(30);
+  it("reports the expiry the app is configured with: the lab's key expiry for the copied designs, the lease for OncePay", () => {
+    expect(outcomes.get("powertools")!.report.crash!.inFlightExpirySeconds).toBe(
+      LAB_KEY_EXPIRY_SECONDS,
+    );
+    expect(outcomes.get("atomic_claim")!.report.crash!.inFlightExpirySeconds).toBe(
+      IDEMPOTENCY_LEASE_SECONDS,
+    );
     expect(outcomes.get("no_key")!.report.crash!.inFlightExpirySeconds).toBeNull();
     expect(inject("labRedisUrl")).toMatch(/^redis:\/\//);
   });
