@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { baseUrl, cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { postUnsafeOrder, setDemoSettings } from "@/lib/testing/api-client-demo";
+import {
+  HOLD_WHILE_OTHERS_ARRIVE_MS,
+  postUnsafeOrder,
+  setDemoSettings,
+} from "@/lib/testing/api-client-demo";
 import { closeTestDb, countRows, keyRow } from "@/lib/testing/database";
 
 /**
@@ -78,7 +82,10 @@ describe("lost response", () => {
 describe("slow network", () => {
   it("holds the first attempt; an overlapping retry gets 409, a later one the replay", async () => {
     const shopper = await createAccount();
-    await setDemoSettings(shopper.token, { networkDelayMs: 1500, loseResponse: false });
+    await setDemoSettings(shopper.token, {
+      networkDelayMs: HOLD_WHILE_OTHERS_ARRIVE_MS,
+      loseResponse: false,
+    });
     const key = randomUUID();
     const body = cartBody();
 

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FIRST_KEPT, LATEST_KEPT } from "@/lib/idempotency/key-requests";
 import type { KeyInspection } from "@/lib/ledger/key-inspection";
 import { baseUrl, cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { setDemoSettings } from "@/lib/testing/api-client-demo";
+import { HOLD_WHILE_OTHERS_ARRIVE_MS, setDemoSettings } from "@/lib/testing/api-client-demo";
 import { closeTestDb, expireLease, keyRequestsOf } from "@/lib/testing/database";
 import { itOnServer } from "@/lib/testing/postgres-server-only";
 import { rawCheckout, sendOverlapping } from "@/lib/testing/raw-http";
@@ -163,7 +163,12 @@ describe("the requests that presented a key", () => {
       const shopper = await createAccount();
       // The winner holds the key for a while before it charges: every other request finds it held.
       expect(
-        (await setDemoSettings(shopper.token, { networkDelayMs: 800, loseResponse: false })).status,
+        (
+          await setDemoSettings(shopper.token, {
+            networkDelayMs: HOLD_WHILE_OTHERS_ARRIVE_MS,
+            loseResponse: false,
+          })
+        ).status,
       ).toBe(200);
       const key = randomUUID();
       const n = 8;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseUrl, cartBody, createAccount, type ApiAccount } from "@/lib/testing/api-client";
-import { setDemoSettings } from "@/lib/testing/api-client-demo";
+import { HOLD_WHILE_OTHERS_ARRIVE_MS, setDemoSettings } from "@/lib/testing/api-client-demo";
 import {
   answerViolations,
   requestViolations,
@@ -130,7 +130,12 @@ describe("Prism, as a validating proxy, finds every answer as the OpenAPI docume
     // The first attempt holds its claim this long: the retry is sent once the
     // claim is seen, not after a guess at how soon a busy machine makes it.
     expect(
-      (await setDemoSettings(slow.token, { networkDelayMs: 3000, loseResponse: false })).status,
+      (
+        await setDemoSettings(slow.token, {
+          networkDelayMs: HOLD_WHILE_OTHERS_ARRIVE_MS,
+          loseResponse: false,
+        })
+      ).status,
     ).toBe(200);
     const key = randomUUID();
     const body = cartBody();

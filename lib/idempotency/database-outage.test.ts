@@ -8,6 +8,7 @@ import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import type { PaymentSimulator } from "@/lib/payments/simulator/server";
 import { ledgerFor, setFaults, startTestSimulator } from "@/lib/testing/payment-simulator";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";
+import { HOLD_WHILE_OTHERS_ARRIVE_MS } from "@/lib/testing/api-client-demo";
 import { rowsAt } from "@/lib/testing/rows";
 import { expectNoInternalText, loggedLine } from "@/lib/testing/internal-text";
 import { startOutageProxy, type OutageProxy } from "@/lib/testing/tcp-proxy";
@@ -170,7 +171,7 @@ describe("a database outage", () => {
     const settings = await fetch(`${server.baseUrl}/api/demo/settings`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ networkDelayMs: 3000, loseResponse: false }),
+      body: JSON.stringify({ networkDelayMs: HOLD_WHILE_OTHERS_ARRIVE_MS, loseResponse: false }),
     });
     expect(settings.status).toBe(200);
     const key = randomUUID();

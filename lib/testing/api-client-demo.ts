@@ -2,6 +2,15 @@ import { baseUrl } from "@/lib/testing/api-client";
 import type { DemoSettings } from "@/lib/demo/settings";
 import type { StormReport } from "@/lib/lab/storms";
 
+/**
+ * How long a test holds a checkout (the demo's network delay, after the
+ * claim) while its other requests are sent and must find the key held. They
+ * arrive in milliseconds on an idle machine and in seconds on a busy one:
+ * the hold is long enough for the busy one, and the test pays it in wall
+ * time only once.
+ */
+export const HOLD_WHILE_OTHERS_ARRIVE_MS = 5_000;
+
 /** Switches an account's demo faults through the public API, as the demo panel does. */
 export async function setDemoSettings(
   token: string,
