@@ -11,32 +11,30 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
  * machine the restarts, failovers and waits of the last two lanes become
  * time the first uses anyway.
  *
- * "shared": the files that use the one app, database and payment simulator
- * the global setup starts, one at a time, so that each test's row counts
- * and the simulator's settings stay its own. A file that uses the shared
- * app, or changes the shared simulator's faults, belongs here.
+ * "shared": the files that use what the global setup starts: the app, its
+ * database (inject("databaseUrl"), the shared app's own on the embedded
+ * database) or its payment simulator. One at a time, so that each test's
+ * row counts and the simulator's settings stay its own.
  *
- * "own-app": the files that start the app they use (with a payment
- * simulator of its own; at most the run's lab key stores are shared, where
- * each leaves only its own account's keys) and count only the accounts
+ * "own-app": the files that start the app they use, with a payment
+ * simulator of its own (at most the run's lab key stores are shared, where
+ * each leaves only its own account's keys), and count only the accounts
  * they create.
  *
  * "own-postgres": the files that start PostgreSQL servers of their own (to
  * crash, under Patroni) or a cluster around the one under test (PgBouncer,
- * HAProxy, several instances). They need a PostgreSQL server, so on the
- * embedded database they are skipped.
+ * HAProxy, several instances) on the PostgreSQL under test, which every
+ * lane is given (inject("databaseUrl") is DATABASE_URL). They need a
+ * PostgreSQL server, so on the embedded database they are skipped.
  */
 const OWN_APP_FILES = [
   "lib/idempotency/crash-matrix.test.ts",
-  "lib/idempotency/database-outage.test.ts",
   "lib/process/launcher-shutdown.test.ts",
   "lib/db/embedded-restart.test.ts",
   "lib/testing/ownership.test.ts",
   "lib/testing/soak/soak.test.ts",
   "lib/api/lab-designs.contract.test.ts",
   "lib/api/rate-limits.contract.test.ts",
-  "lib/api/payment-provider.contract.test.ts",
-  "lib/api/provider-reads.contract.test.ts",
   "lib/api/demo-faults-off.contract.test.ts",
   "lib/api/lab-key-stores-down.contract.test.ts",
   "lib/observability/log-context.contract.test.ts",
