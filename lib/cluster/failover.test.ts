@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
+import { judgeAnswersOf } from "@/lib/testing/judged-apps";
 import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { unusedPostgresDatabase } from "@/lib/testing/database";
 import { setTimeout as delay } from "node:timers/promises";
@@ -192,7 +193,7 @@ async function startReplicatedCluster(
   simulatorDatabaseUrl: string,
   replicated = { synchronous: true },
 ) {
-  return startCluster({
+  const cluster = await startCluster({
     size: 2,
     databaseUrl: simulatorDatabaseUrl,
     replicated,
@@ -208,4 +209,7 @@ async function startReplicatedCluster(
       REAPER_INTERVAL_SECONDS: "0",
     },
   });
+  // The balancer answers for the app (its own 502, 503 and 504 too), and each instance for itself.
+  judgeAnswersOf(cluster.url, ...cluster.instances.map((instance) => instance.url));
+  return cluster;
 }
