@@ -4,6 +4,7 @@ import {
   FORCED_EXIT_AFTER_MS,
   LAUNCHER_PID_ENV,
   whenProcessEnds,
+  type ProcessLook,
 } from "@/lib/process/follow-launcher";
 import { typescriptScriptArgs } from "@/lib/process/typescript-script";
 
@@ -75,6 +76,73 @@ describe("a child whose SIGTERM never finishes", () => {
       // The SIGTERM reached it and was not enough; the forced exit came after the grace, not before.
       expect(output).toContain("SIGTERM, and a close that never ends");
       expect(performance.now() - killedAt).toBeGreaterThanOrEqual(FORCED_EXIT_AFTER_MS);
+    } finally {
+      child.kill("SIGKILL");
+      launcher.kill("SIGKILL");
+    }
+  }, 20_000);
+});
+
+describe("a look at the launcher that fails", () => {
+  const looks = (...seen: ProcessLook[]) => {
+    let next = 0;
+    return () => seen[Math.min(next++, seen.length - 1)]!;
+  };
+  const running = (identity: string): ProcessLook => ({ seen: "running", identity });
+  const nothing: ProcessLook = { seen: "nothing", because: "EMFILE" };
+
+  it("says nothing: the watch asks again, and only a look that sees it gone ends it", async () => {
+    let calls = 0;
+    const look = looks(running("started 1"), nothing, nothing, running("started 1"), nothing, {
+      seen: "ended",
+    });
+    const stop = whenProcessEnds(1, () => calls++, 5, look);
+    try {
+      await expect.poll(() => calls, { interval: 5 }).toBe(1);
+    } finally {
+      stop();
+    }
+  });
+
+  it("learns the identity from the first look that sees it, and ends at another under its pid", async () => {
+    let calls = 0;
+    const stop = whenProcessEnds(
+      1,
+      () => calls++,
+      5,
+      looks(nothing, running("started 1"), running("started 1"), running("started 2")),
+    );
+    try {
+      await expect.poll(() => calls, { interval: 5 }).toBe(1);
+    } finally {
+      stop();
+    }
+  });
+
+  it("keeps a child that has used up its file descriptors following its live launcher", async () => {
+    const launcher = spawn("sleep", ["60"], { stdio: "ignore" });
+    // A limit low enough to reach at once, high enough for Node to start.
+    const child = spawn(
+      "bash",
+      [
+        "-c",
+        'ulimit -n 256 && exec "$0" "$@"',
+        process.execPath,
+        ...typescriptScriptArgs("lib/testing/follows-without-descriptors.mts"),
+      ],
+      {
+        env: { ...process.env, [LAUNCHER_PID_ENV]: String(launcher.pid) },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+    try {
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(output).toContain("out of descriptors (EMFILE)");
+      expect(output).not.toContain("is gone; stopping");
+      expect({ code, output }).toMatchObject({ code: 0 });
     } finally {
       child.kill("SIGKILL");
       launcher.kill("SIGKILL");

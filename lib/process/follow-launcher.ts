@@ -31,15 +31,32 @@ const CHECK_INTERVAL_MS = 1000;
 // a process still running this long after its SIGTERM exits anyway.
 export const FORCED_EXIT_AFTER_MS = 5000;
 
-/** Calls `then` once, when the process `pid` no longer exists. Returns a function that stops watching. */
+/**
+ * Calls `then` once, when the process `pid` no longer exists. Returns a
+ * function that stops watching. Only a look that sees it gone (no such
+ * process, or another process under its pid) ends the watch: a look that
+ * fails says nothing, and the next one asks again. A process that has used
+ * up its file descriptors (a flood of connections) cannot read /proc, and
+ * its launcher is no less alive for that.
+ */
 export function whenProcessEnds(
   pid: number,
   then: () => void,
   intervalMs: number = CHECK_INTERVAL_MS,
+  look: (pid: number) => ProcessLook = lookAtProcess,
 ): () => void {
-  const identity = processIdentity(pid);
+  let identity: string | undefined;
+  let gone = false;
+  const observe = () => {
+    const seen = look(pid);
+    if (seen.seen === "nothing") return;
+    if (seen.seen === "running") identity ??= seen.identity;
+    gone = seen.seen === "ended" || seen.identity !== identity;
+  };
+  observe();
   const timer = setInterval(() => {
-    if (identity !== undefined && processIdentity(pid) === identity) return;
+    if (!gone) observe();
+    if (!gone) return;
     clearInterval(timer);
     then();
   }, intervalMs);
@@ -67,20 +84,30 @@ export function stopWhenLauncherEnds(name: string, env: NodeJS.ProcessEnv = proc
 }
 
 /**
- * What tells this process apart from any later one with the same pid, while
- * it runs: its start time where /proc has it, else only that the pid exists.
- * Undefined once it has ended (a zombie has ended: it only waits to be reaped).
+ * What one look at a process saw: it runs, with what tells it apart from
+ * any later process under the same pid (its start time where /proc has it,
+ * else only that the pid exists); it has ended (a zombie has: it only waits
+ * to be reaped); or nothing, because the look itself failed.
  */
-export function processIdentity(pid: number): string | undefined {
+export type ProcessLook =
+  { seen: "running"; identity: string } | { seen: "ended" } | { seen: "nothing"; because: string };
+
+export function lookAtProcess(pid: number): ProcessLook {
   let stat: ProcessStat;
   try {
     stat = processStat(pid);
   } catch (error) {
+    if (process.platform !== "linux")
+      return existsBySignal(pid) ? { seen: "running", identity: "running" } : { seen: "ended" };
+    // No entry in /proc: no such process. Anything else (EMFILE, ENFILE:
+    // no descriptor left to open it with) is about the look, not the process.
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && process.platform === "linux") return undefined;
-    return existsBySignal(pid) ? "running" : undefined;
+    if (code === "ENOENT" || code === "ESRCH") return { seen: "ended" };
+    return { seen: "nothing", because: code ?? String(error) };
   }
-  return stat.state === "Z" || stat.state === "X" ? undefined : `started ${stat.startTime}`;
+  return stat.state === "Z" || stat.state === "X"
+    ? { seen: "ended" }
+    : { seen: "running", identity: `started ${stat.startTime}` };
 }
 
 export interface ProcessStat {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { processIdentity, processStat } from "@/lib/process/follow-launcher";
+import { lookAtProcess, processStat } from "@/lib/process/follow-launcher";
 
 /**
  * The processes a test started, read from /proc (Linux): which are in a
@@ -36,7 +36,13 @@ export function processesCarrying(name: string, value: string): RunningProcess[]
 
 /** Those of `processes` that still run (a zombie has ended). */
 export function stillRunning(processes: readonly RunningProcess[]): RunningProcess[] {
-  return processes.filter((process) => processIdentity(process.pid) === process.identity);
+  return processes.filter((process) => {
+    const look = lookAtProcess(process.pid);
+    // A look that fails proves nothing: count it as still running.
+    return (
+      look.seen === "nothing" || (look.seen === "running" && look.identity === process.identity)
+    );
+  });
 }
 
 function runningWhere(matches: (pid: number) => boolean): RunningProcess[] {
@@ -45,8 +51,9 @@ function runningWhere(matches: (pid: number) => boolean): RunningProcess[] {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     try {
-      const identity = processIdentity(pid);
-      if (identity === undefined || !matches(pid)) continue;
+      const look = lookAtProcess(pid);
+      if (look.seen !== "running" || !matches(pid)) continue;
+      const identity = look.identity;
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
       found.push({ pid, commandLine, identity });
     } catch {
