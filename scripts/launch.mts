@@ -122,11 +122,14 @@ const child = spawn(process.execPath, serverArgs, {
 });
 
 let shuttingDown = false;
+// Ctrl-C or SIGTERM: a stop asked for, which ends well however Next.js ends.
+let stopRequested = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     // A second Ctrl-C means now.
     if (shuttingDown) return void child.kill("SIGKILL");
     shuttingDown = true;
+    stopRequested = true;
     child.kill(signal);
     setTimeout(() => {
       console.error(
@@ -153,6 +156,9 @@ child.on("exit", async (code, signal) => {
     await embedded.close();
     console.log("[oncepay] embedded database closed");
   }
+  // Asked to stop, it exits 0 whether Next.js closed within its grace (with
+  // 130 or 143 of its own) or was killed after it: the same stop, one answer.
+  if (stopRequested) process.exit(0);
   process.exit(code ?? (signal && !shuttingDown ? 1 : 0));
 });
 
