@@ -38,6 +38,7 @@ const OWN_APP_FILES = [
   "lib/api/demo-faults-off.contract.test.ts",
   "lib/api/lab-key-stores-down.contract.test.ts",
   "lib/observability/log-context.contract.test.ts",
+  "lib/http/connection-flood.test.ts",
 ];
 const OWN_POSTGRES_FILES = [
   "lib/cluster/failover.test.ts",

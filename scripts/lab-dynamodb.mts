@@ -7,10 +7,12 @@
  */
 import type { AddressInfo } from "node:net";
 import dynalite from "dynalite";
+import { boundServer } from "../lib/http/server-limits.ts";
 import { stopWhenLauncherEnds } from "../lib/process/follow-launcher.ts";
 
 // Tables are ready at once, as they are not at AWS: the lab creates its own on first use.
-const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+// A flood of connections is shed, not fatal (lib/http/server-limits.ts).
+const server = boundServer(dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
 await new Promise<void>((resolve) =>
   server.listen(Number(process.env.LAB_DYNAMODB_PORT ?? 0), "127.0.0.1", resolve),
 );

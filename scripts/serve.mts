@@ -16,6 +16,7 @@ import { createServer, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import next from "next";
 import { forwardedFor, refusalFor, unparsableRequestAnswer } from "../lib/http/front-door.ts";
+import { boundServer, SERVER_TIMEOUTS } from "../lib/http/server-limits.ts";
 
 // The launcher has validated its settings (lib/env.ts) and passes these on.
 const [mode, port, hostname] = process.argv.slice(2);
@@ -32,7 +33,8 @@ const app = next({ dev: mode === "dev", hostname, port: Number(port) });
 const handle = app.getRequestHandler();
 await app.prepare();
 
-const server = createServer((request, response) => {
+// A flood of connections is shed, not fatal (lib/http/server-limits.ts).
+const server = createServer(SERVER_TIMEOUTS, (request, response) => {
   const refusal = refusalFor({
     method: request.method ?? "",
     target: request.url ?? "",
@@ -56,6 +58,7 @@ const server = createServer((request, response) => {
     response.end();
   });
 });
+boundServer(server);
 // Node answers bytes it cannot parse with a bare 400 of its own; ours says why, in the API's shape.
 // Only the parser's errors (HPE_*); a timeout or a reset closes the connection, as Node's
 // handler does, and so does a connection whose earlier answer is already on its way.

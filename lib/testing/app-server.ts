@@ -46,6 +46,8 @@ export interface AppServerOptions {
   embedded?: boolean;
   /** Stops it when aborted, while it starts or after: a test's signal, aborted when the test times out. */
   signal?: AbortSignal;
+  /** Starts it under this limit on open files (`ulimit -n`), for the launcher and all it starts. */
+  openFilesLimit?: number;
 }
 
 /** How long a start may take before it counts as failed; it fails sooner if the launcher exits. */
@@ -70,9 +72,15 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   delete inherited.SIMULATOR_ADMIN_KEY;
 
   const output: string[] = [];
+  const launcher = [process.execPath, ...typescriptScriptArgs("scripts/launch.mts", "start")];
+  const [command, ...args] =
+    options.openFilesLimit === undefined
+      ? launcher
+      : // exec: the launcher keeps the shell's pid, and so its process group.
+        ["bash", "-c", `ulimit -n ${options.openFilesLimit} && exec "$0" "$@"`, ...launcher];
   const child = startProcess({
-    command: process.execPath,
-    args: typescriptScriptArgs("scripts/launch.mts", "start"),
+    command: command!,
+    args,
     env: {
       ...inherited,
       PORT: String(port),

@@ -6,6 +6,7 @@ import { ADMIN_KEY_RULE, isAdminKey, presentsAdminKey } from "@/lib/payments/sim
 import { authenticate, configureApiKeys, registerAccount } from "@/lib/payments/simulator/auth";
 import { listCharges, retrieveCharge } from "@/lib/payments/simulator/charges";
 import { inTransaction } from "@/lib/db/transaction";
+import { boundServer, SERVER_TIMEOUTS } from "@/lib/http/server-limits";
 import { openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
   adminKeyRequired,
@@ -109,9 +110,11 @@ export async function startPaymentSimulator({
   }
   const faults = new Faults();
   const names = hostNames(host, allowedHosts);
-  const server = http.createServer((request, response) => {
+  // A flood of connections is shed, not fatal (lib/http/server-limits.ts).
+  const server = http.createServer(SERVER_TIMEOUTS, (request, response) => {
     void handle({ pool, faults, adminKey, names }, request, response);
   });
+  boundServer(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
