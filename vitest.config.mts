@@ -23,9 +23,13 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
  *
  * "own-postgres": the files that start PostgreSQL servers of their own (to
  * crash, under Patroni) or a cluster around the one under test (PgBouncer,
- * HAProxy, several instances) on the PostgreSQL under test, which every
- * lane is given (inject("databaseUrl") is DATABASE_URL). They need a
- * PostgreSQL server, so on the embedded database they are skipped.
+ * HAProxy, several instances) on the lane's database (inject("databaseUrl")
+ * is its DATABASE_URL). They need a PostgreSQL server, so on the embedded
+ * database they are skipped.
+ *
+ * On PostgreSQL, `npm test` gives the last two lanes a database each of
+ * their own (lib/build/lane-databases.ts): their apps run the recovery
+ * worker and the reaper, which would take over the shared lane's keys.
  */
 const OWN_APP_FILES = [
   "lib/idempotency/crash-matrix.test.ts",

@@ -5,6 +5,7 @@
  * `npx vitest run <file>` or `npx vitest run --project <lane>`.
  */
 import path from "node:path";
+import { drop, laneDatabaseUrl, makeFresh } from "../lib/build/lane-databases.ts";
 import { runLanes } from "../lib/build/lanes.ts";
 import { minutesAndSeconds } from "../lib/build/phase-times.ts";
 
@@ -14,14 +15,25 @@ const vitest = path.resolve("node_modules", "vitest", "vitest.mjs");
 // Colours as in a terminal, though each lane writes into a pipe.
 const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : process.env;
 
+// On PostgreSQL, a database of its own for each lane but the shared one
+// (lib/build/lane-databases.ts).
+const databaseUrl = process.env.DATABASE_URL;
+const databaseOf = (lane: string) =>
+  databaseUrl && lane !== "shared" ? laneDatabaseUrl(databaseUrl, lane) : databaseUrl;
+const laneDatabases = LANES.map(databaseOf).filter(
+  (url): url is string => url !== undefined && url !== databaseUrl,
+);
+if (databaseUrl) await makeFresh(databaseUrl, laneDatabases);
+
 const results = await runLanes(
   LANES.map((name) => ({
     name,
     command: process.execPath,
     args: [vitest, "run", "--project", name, ...process.argv.slice(2)],
-    env,
+    env: { ...env, ...(databaseUrl && { DATABASE_URL: databaseOf(name) }) },
   })),
 );
+if (databaseUrl) await drop(databaseUrl, laneDatabases);
 const failed = results.filter((result) => result.code !== 0);
 console.log(
   `\n[tests] ${results
