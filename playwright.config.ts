@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
@@ -9,6 +9,17 @@ import {
 } from "./lib/testing/e2e/paths";
 
 const port = Number(process.env.E2E_PORT ?? 3300);
+
+// One folder for the run's embedded database. Every process of the run
+// reads this file (the runner, then each worker it starts): the runner
+// makes the folder, its workers find it in the environment they inherit,
+// and it goes when the runner exits. Made here, in each of them, it was
+// four folders a run, none ever removed.
+if (!process.env.ONCEPAY_E2E_DIR) {
+  const folder = mkdtempSync(path.join(tmpdir(), "oncepay-e2e-"));
+  process.env.ONCEPAY_E2E_DIR = folder;
+  process.once("exit", () => rmSync(folder, { recursive: true, force: true }));
+}
 const baseURL = `http://127.0.0.1:${port}`;
 
 // Debian's Chromium, never a downloaded browser. Without the background
@@ -84,8 +95,7 @@ export default defineConfig({
       SIMULATOR_ADMIN_KEY_FILE: E2E_SIMULATOR_ADMIN_KEY_FILE,
       // Used only when DATABASE_URL is unset: a fresh embedded database per run.
       EMBEDDED_DATA_DIR:
-        process.env.EMBEDDED_DATA_DIR ??
-        path.join(mkdtempSync(path.join(tmpdir(), "oncepay-e2e-")), "pglite"),
+        process.env.EMBEDDED_DATA_DIR ?? path.join(process.env.ONCEPAY_E2E_DIR, "pglite"),
     },
   },
 });
