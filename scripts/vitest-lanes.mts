@@ -18,22 +18,25 @@ const env = process.stdout.isTTY ? { ...process.env, FORCE_COLOR: "1" } : proces
 // On PostgreSQL, a database of its own for each lane but the shared one
 // (lib/build/lane-databases.ts).
 const databaseUrl = process.env.DATABASE_URL;
-const databaseOf = (lane: string) =>
-  databaseUrl && lane !== "shared" ? laneDatabaseUrl(databaseUrl, lane) : databaseUrl;
-const laneDatabases = LANES.map(databaseOf).filter(
-  (url): url is string => url !== undefined && url !== databaseUrl,
+const laneDatabases = new Map(
+  databaseUrl
+    ? LANES.filter((lane) => lane !== "shared").map((lane) => [
+        lane,
+        laneDatabaseUrl(databaseUrl, lane),
+      ])
+    : [],
 );
-if (databaseUrl) await makeFresh(databaseUrl, laneDatabases);
+if (databaseUrl) await makeFresh(databaseUrl, [...laneDatabases.values()]);
 
 const results = await runLanes(
   LANES.map((name) => ({
     name,
     command: process.execPath,
     args: [vitest, "run", "--project", name, ...process.argv.slice(2)],
-    env: { ...env, ...(databaseUrl && { DATABASE_URL: databaseOf(name) }) },
+    env: { ...env, ...(laneDatabases.has(name) && { DATABASE_URL: laneDatabases.get(name) }) },
   })),
 );
-if (databaseUrl) await drop(databaseUrl, laneDatabases);
+if (databaseUrl) await drop(databaseUrl, [...laneDatabases.values()]);
 const failed = results.filter((result) => result.code !== 0);
 console.log(
   `\n[tests] ${results

@@ -23,21 +23,21 @@ export async function makeFresh(databaseUrl: string, laneUrls: readonly string[]
   // As the launcher would: a newcomer's DATABASE_URL may name a database the server lacks.
   await ensureDatabase(databaseUrl);
   await onServer(databaseUrl, async (client) => {
-    for (const laneUrl of laneUrls) {
-      const name = client.escapeIdentifier(databaseName(laneUrl));
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.query(`CREATE DATABASE ${name}`);
-    }
+    await dropEach(client, laneUrls);
+    for (const laneUrl of laneUrls)
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(databaseName(laneUrl))}`);
   });
 }
 
 export async function drop(databaseUrl: string, laneUrls: readonly string[]): Promise<void> {
-  await onServer(databaseUrl, async (client) => {
-    for (const laneUrl of laneUrls)
-      await client.query(
-        `DROP DATABASE IF EXISTS ${client.escapeIdentifier(databaseName(laneUrl))} WITH (FORCE)`,
-      );
-  });
+  await onServer(databaseUrl, (client) => dropEach(client, laneUrls));
+}
+
+async function dropEach(client: pg.Client, laneUrls: readonly string[]): Promise<void> {
+  for (const laneUrl of laneUrls)
+    await client.query(
+      `DROP DATABASE IF EXISTS ${client.escapeIdentifier(databaseName(laneUrl))} WITH (FORCE)`,
+    );
 }
 
 function databaseName(url: string): string {

@@ -4,7 +4,7 @@ import { createInterface } from "node:readline";
 /**
  * Runs several commands at once, as one: each line any of them prints is
  * marked with its name, a signal that stops this process stops them all,
- * and it settles once every one has ended. `npm test` runs its two Vitest
+ * and it settles once every one has ended. `npm test` runs its Vitest
  * lanes this way (scripts/vitest-lanes.mts), because Vitest itself runs
  * every file of projects that run one file at a time in one queue.
  */

@@ -29,8 +29,8 @@ export default async function setup(project: TestProject) {
   const stopStores = () => Promise.all([dynamodb.stop(), redis.stop()]);
   project.provide("labDynamoDbUrl", dynamodb.url);
   project.provide("labRedisUrl", redis.url);
-  // Only the shared lane uses the shared app: a run of the other lane alone
-  // (scripts/vitest-lanes.mts starts one per lane) starts none.
+  // Only the shared lane uses the shared app: a run of the other lanes
+  // (scripts/vitest-lanes.mts starts a process per lane) starts none.
   if (!project.vitest.projects.some((running) => running.name === "shared")) {
     project.provide("realPostgres", Boolean(process.env.DATABASE_URL));
     if (process.env.DATABASE_URL) project.provide("databaseUrl", process.env.DATABASE_URL);
@@ -57,7 +57,7 @@ export default async function setup(project: TestProject) {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The shared app, for the shared lane (vitest.config.mts); the other lane has none. */
+    /** The shared app, for the shared lane (vitest.config.mts); the other lanes have none. */
     baseUrl: string;
     databaseUrl: string;
     realPostgres: boolean;

@@ -49,7 +49,7 @@ function servedDocument(origin: string): Promise<OpenApiJudge> {
 // Read while the app surely serves: a test may stop or kill it right after its last answer.
 onJudgedApp((origin) => void servedDocument(origin));
 // The shared app is started by the global setup, in another process (for
-// the shared lane only: the other lane's files start their own).
+// the shared lane only: the other lanes' files start their own).
 const sharedApp = inject("baseUrl") as string | undefined;
 if (sharedApp) judgeAnswersOf(sharedApp);
 
