@@ -128,4 +128,15 @@ describe("what a test starts", () => {
       expect(run.leftFiles).toEqual([]);
     },
   );
+
+  it(
+    "ends, with its folder, when it does not carry the run's mark but works in the run's folder (PostgreSQL under Patroni)",
+    { timeout: CASE_TIMEOUT_MS },
+    async () => {
+      const run = await runFixture("sheds-the-mark.fixture.ts", { interrupt: true });
+      expect(run.launchers, `the fixture started nothing:\n${run.output}`).not.toEqual([]);
+      expect(run.leftProcesses).toEqual([]);
+      expect(run.leftFiles).toEqual([]);
+    },
+  );
 });

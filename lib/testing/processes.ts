@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import path from "node:path";
 import { lookAtProcess, processStat } from "@/lib/process/follow-launcher";
 
 /**
@@ -32,6 +33,21 @@ export function processesCarrying(name: string, value: string): RunningProcess[]
   return runningWhere((pid) =>
     readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(entry),
   );
+}
+
+/**
+ * The processes whose working folder is `folder` or lies below it. This
+ * finds those that shed their starter's environment: Patroni starts
+ * PostgreSQL with only PATH, the locale and PG* variables, and every
+ * PostgreSQL process writes its title over the environment it was given,
+ * but each works in its data folder.
+ */
+export function processesWorkingIn(folder: string): RunningProcess[] {
+  const inside = folder + path.sep;
+  return runningWhere((pid) => {
+    const workingFolder = readlinkSync(`/proc/${pid}/cwd`);
+    return workingFolder === folder || workingFolder.startsWith(inside);
+  });
 }
 
 /** Those of `processes` that still run (a zombie has ended). */

@@ -2,7 +2,11 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { processStat } from "@/lib/process/follow-launcher";
-import { processesCarrying, type RunningProcess } from "@/lib/testing/processes";
+import {
+  processesCarrying,
+  processesWorkingIn,
+  type RunningProcess,
+} from "@/lib/testing/processes";
 
 /**
  * Whatever a Vitest run starts ends with the run, and its folders go with
@@ -15,7 +19,10 @@ import { processesCarrying, type RunningProcess } from "@/lib/testing/processes"
  * land in it. One mark per run, ONCEPAY_TEST_RUN, in the environment the
  * workers start with and so in every process a test starts, and all they
  * start in turn. At the end every process still carrying the mark gets
- * SIGTERM, then SIGKILL, and the folder is removed.
+ * SIGTERM, then SIGKILL, and the folder is removed. So does every process
+ * working in the folder: PostgreSQL under Patroni does not carry the mark
+ * (Patroni starts it with a few variables only) but works in its data
+ * folder, which is in the run's.
  *
  * The end runs at the global teardown, and again on the main process's
  * exit: on Ctrl-C Vitest exits at once, without a teardown, and its
@@ -50,9 +57,7 @@ export function beginTestRun(): TestRun {
     if (ended) return;
     ended = true;
     process.off("exit", onExit);
-    endProcesses(() =>
-      processesCarrying(TEST_RUN_ENV, root).filter(spareWorkers ? notAWorker : notSelf),
-    );
+    endProcesses(() => runProcesses(root).filter(spareWorkers ? notAWorker : notSelf));
     rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   };
   // On exit the workers go too: they are ending, or would be left without their run.
@@ -60,6 +65,13 @@ export function beginTestRun(): TestRun {
   process.on("exit", onExit);
   // At the teardown Vitest still has to close its workers, which carry the mark too.
   return { root, end: () => endRun(true) };
+}
+
+function runProcesses(root: string): RunningProcess[] {
+  const byPid = new Map<number, RunningProcess>();
+  for (const running of [...processesCarrying(TEST_RUN_ENV, root), ...processesWorkingIn(root)])
+    byPid.set(running.pid, running);
+  return [...byPid.values()];
 }
 
 function notSelf(running: RunningProcess): boolean {
