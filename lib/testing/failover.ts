@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Cluster } from "@/lib/cluster/cluster";
+import { isDatabaseUnavailable } from "@/lib/db/errors";
 import { cartBody, createAccount, type ApiAccount } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
 import {
@@ -219,9 +220,11 @@ export async function exactlyOnceViolations(
 ): Promise<string[]> {
   const app = rowsAt(cluster.databaseUrl);
   const ledger = rowsAt(simulatorDatabaseUrl);
-  const ordersByKey = await app.ordersByKey(run.account.id);
-  const orderIds = new Set((await app.ordersOf(run.account.id)).map((order) => order.id));
-  const paid = await app.paidProviderKeys(run.account.id);
+  const { ordersByKey, orderIds, paid } = await readWhileSettling(async () => ({
+    ordersByKey: await app.ordersByKey(run.account.id),
+    orderIds: new Set((await app.ordersOf(run.account.id)).map((order) => order.id)),
+    paid: await app.paidProviderKeys(run.account.id),
+  }));
   const charges = await ledger.chargesByProviderKey(`oncepay:${run.account.id}:`);
   const violations: string[] = [];
   for (const { key } of run.runs) {
@@ -246,4 +249,25 @@ function countBy(values: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
   return counts;
+}
+
+/** Tries of a read through the cluster's balancer, a quarter second apart. */
+const SETTLING_READS = 40;
+
+/**
+ * A read of the app's tables through the cluster's balancer, once the
+ * checkouts are answered. The cluster may still be settling: the balancer
+ * accepts a connection, then closes it while it has no leader to send it
+ * to ("Connection terminated unexpectedly", seen under load). A read
+ * changes nothing, so it is tried again.
+ */
+async function readWhileSettling<T>(read: () => Promise<T>): Promise<T> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || tried >= SETTLING_READS) throw error;
+      await delay(250);
+    }
+  }
 }
