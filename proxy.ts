@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { expireTossedSessionCookies, presentedSession } from "@/lib/auth/presented-session";
 import {
   SESSION_COOKIE,
   isIssuedSessionToken,
@@ -17,19 +18,28 @@ import { contentSecurityPolicy, newNonce } from "@/lib/http/security-headers";
  * server never issued (planted, tossed, or from an old secret), gets a new
  * one. Only a token is minted here (no database work on the request path);
  * its account is created the first time an API call presents it.
+ *
+ * A browser that sends more than one session cookie (a neighbour tossed
+ * one: lib/auth/presented-session.ts) is trusted as neither: this page is
+ * rendered without a session, nothing is minted (that would replace ours),
+ * and the answer expires the tossed ones, so the next load has ours alone.
  */
 export function proxy(request: NextRequest) {
   const scheme = requestScheme(request);
   const cookieName = sessionCookieName(scheme);
   const secret = sessionSecret();
-  const presented = request.cookies.get(cookieName)?.value;
-  const newSession =
-    presented !== undefined && isIssuedSessionToken(presented, secret)
-      ? null
-      : mintSessionToken(secret);
+  const presented = presentedSession(request.headers.get("cookie"), cookieName);
+  const tossed = presented.kind === "several";
+  const kept =
+    presented.kind === "one" && isIssuedSessionToken(presented.token, secret)
+      ? presented.token
+      : undefined;
+  const newSession = tossed || kept ? undefined : mintSessionToken(secret);
   // The page rendered now reads the session from the forwarded request, under
   // one name whatever the scheme, and only ever one this proxy checked.
-  request.cookies.set(SESSION_COOKIE, newSession ?? presented!);
+  const pageSession = kept ?? newSession;
+  if (pageSession === undefined) request.cookies.delete(SESSION_COOKIE);
+  else request.cookies.set(SESSION_COOKIE, pageSession);
 
   const policy = contentSecurityPolicy(newNonce(), { development: isDevelopment() });
   const forwarded = new Headers(request.headers);
@@ -44,6 +54,11 @@ export function proxy(request: NextRequest) {
     );
     // A response that hands out a session must never be stored by a shared
     // cache, or every later visitor would get this shopper's account.
+    response.headers.set("Cache-Control", "private, no-store");
+  }
+  if (tossed) {
+    for (const cookie of expireTossedSessionCookies(request))
+      response.headers.append("Set-Cookie", cookie);
     response.headers.set("Cache-Control", "private, no-store");
   }
   return response;

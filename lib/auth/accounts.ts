@@ -3,6 +3,7 @@ import type pg from "pg";
 import type { PrismaClient } from "@/lib/generated/prisma/client";
 import { checkSameOrigin } from "@/lib/auth/same-origin";
 import { addToContext } from "@/lib/observability/request-context";
+import { expireTossedSessionCookies, presentedSession } from "@/lib/auth/presented-session";
 import {
   API_TOKEN_PATTERN,
   HOST_SESSION_COOKIE,
@@ -29,12 +30,15 @@ export interface Caller {
 }
 
 /**
- * `unauthenticated`: no usable credential (401); `cross-site`: a session
- * cookie on a request another site made (403); `rate-limited`: a new
- * browser's account, past its address's limit on new accounts (429).
+ * `unauthenticated`: no usable credential (401); `several-sessions`: more
+ * than one session cookie, trusted as neither (401; `setCookies` expire the
+ * tossed ones, so the same request sent again works); `cross-site`: a
+ * session cookie on a request another site made (403); `rate-limited`: a
+ * new browser's account, past its address's limit on new accounts (429).
  */
 export type AuthFailure =
   | { kind: "unauthenticated" | "cross-site"; detail: string }
+  | { kind: "several-sessions"; detail: string; setCookies: string[] }
   | { kind: "rate-limited"; detail: string; retryAfterSeconds: number };
 
 export type AuthResult = { ok: true; caller: Caller } | { ok: false; failure: AuthFailure };
@@ -54,9 +58,12 @@ export interface Authenticator {
 
 /** The answer to a request that could not be authenticated. */
 export function authFailureResponse(failure: AuthFailure): Response {
-  return failure.kind === "rate-limited"
-    ? rateLimitedResponse(failure.detail, failure.retryAfterSeconds)
-    : requestProblemResponse(failure.kind, failure.detail);
+  if (failure.kind === "rate-limited")
+    return rateLimitedResponse(failure.detail, failure.retryAfterSeconds);
+  const response = requestProblemResponse(failure.kind, failure.detail);
+  if (failure.kind === "several-sessions")
+    for (const cookie of failure.setCookies) response.headers.append("Set-Cookie", cookie);
+  return response;
 }
 
 /** The 429 detail of an address past its limit on new accounts, for API and browser accounts alike. */
@@ -124,14 +131,23 @@ async function identify(auth: Authenticator, request: Request): Promise<AuthResu
   // its origin first: a cross-site write is refused as such. Only the name
   // the request's scheme allows is a credential (over HTTPS, the __Host- one).
   const cookies = request.headers.get("cookie");
-  const anySession =
-    readCookie(cookies, SESSION_COOKIE) ?? readCookie(cookies, HOST_SESSION_COOKIE);
-  if (anySession !== undefined) {
+  const anySession = [SESSION_COOKIE, HOST_SESSION_COOKIE].some(
+    (name) => presentedSession(cookies, name).kind !== "none",
+  );
+  if (anySession) {
     const origin = checkSameOrigin(request);
     if (!origin.ok) return { ok: false, failure: { kind: "cross-site", detail: origin.detail } };
-    const sessionToken = readCookie(cookies, sessionCookieName(requestScheme(request)));
-    if (sessionToken === undefined) return unauthenticated(NOT_ISSUED);
-    return authenticateSession(auth, request, sessionToken);
+    const session = presentedSession(cookies, sessionCookieName(requestScheme(request)));
+    if (session.kind === "none") return unauthenticated(NOT_ISSUED);
+    if (session.kind === "several") {
+      // Repaired in this very answer: the next request carries ours alone.
+      const setCookies = expireTossedSessionCookies(request);
+      return {
+        ok: false,
+        failure: { kind: "several-sessions", detail: SEVERAL_SESSIONS, setCookies },
+      };
+    }
+    return authenticateSession(auth, request, session.token);
   }
 
   return unauthenticated(
@@ -141,6 +157,9 @@ async function identify(auth: Authenticator, request: Request): Promise<AuthResu
 
 const NOT_ISSUED =
   "The session cookie is not one this server issued. Reload the shop to get a new one.";
+
+const SEVERAL_SESSIONS =
+  "This browser sent more than one session cookie, so neither was trusted: another site on this host probably set one. This answer removes the extra ones; send the request again.";
 
 function unauthenticated(detail: string): AuthResult {
   return { ok: false, failure: { kind: "unauthenticated", detail } };
@@ -257,14 +276,4 @@ export async function findSessionAccount(
   if (token === undefined || !isIssuedSessionToken(token, sessionSecret())) return undefined;
   const account = await accountByTokenHash(db, hashToken(token));
   return account?.kind === "browser" ? account.id : undefined;
-}
-
-function readCookie(header: string | null, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const separator = part.indexOf("=");
-    if (separator === -1) continue;
-    if (part.slice(0, separator).trim() === name) return part.slice(separator + 1).trim();
-  }
-  return undefined;
 }

@@ -304,6 +304,18 @@ describe("submitCheckout: status classes", () => {
     },
   );
 
+  it("sends the same key again after a 401 for more than one session cookie, whose answer removed the extra one", async () => {
+    const severalSessions = {
+      ...problem(401, "more than one session cookie"),
+      type: "urn:oncepay:problem:several-session-cookies",
+    };
+    const { result, calls } = await run([json(401, severalSessions), created()]);
+
+    expect(calls).toHaveLength(2);
+    expect(new Set(calls.map((call) => call.key))).toEqual(new Set([KEY]));
+    expect(result).toMatchObject({ kind: "paid", attempts: 2 });
+  });
+
   it("returns a decline on 402 without retrying", async () => {
     const declined = problem(402, "Your card was declined.", { declineCode: "generic_decline" });
     const { result, calls } = await run(

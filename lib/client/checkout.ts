@@ -24,6 +24,7 @@ import {
 import { sendAttempt, type AttemptOutcome, type FetchLike } from "./attempt";
 import {
   RETRY_POLICY,
+  isRepairedRefusal,
   isRetryableStatus,
   nextRetryDelayMs,
   type RetryPolicy,
@@ -212,7 +213,8 @@ export async function submitCheckout(options: SubmitCheckoutOptions): Promise<Ch
 
 function isRetryable(outcome: AttemptOutcome): boolean {
   if (outcome.kind === "no-response") return true;
-  if (isRetryableStatus(outcome.status)) return true;
+  if (isRetryableStatus(outcome.status) || isRepairedRefusal(outcome.status, outcome.json))
+    return true;
   // A success whose body did not arrive intact: the retry replays it, without charging again.
   return outcome.status >= 200 && outcome.status < 300 && !isOrder(outcome.json);
 }

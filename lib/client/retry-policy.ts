@@ -8,6 +8,9 @@
  * the same key would be a new request, and a retry could charge twice.
  */
 
+import { problemType } from "@/lib/http/problem-type";
+import { REQUEST_PROBLEMS } from "@/lib/http/request-problems";
+
 export interface RetryPolicy {
   /** Attempts per run of an intent, the first one included. */
   maxAttempts: number;
@@ -47,6 +50,23 @@ export function worstCaseRunMs(policy: RetryPolicy = RETRY_POLICY): number {
  */
 export function isRetryableStatus(status: number): boolean {
   return status === 409 || status === 429 || status >= 500;
+}
+
+const SEVERAL_SESSIONS = problemType(REQUEST_PROBLEMS["several-sessions"].slug);
+
+/**
+ * The one refusal that its own answer cures: the browser sent more than one
+ * session cookie (a neighbour on the host tossed one in), and the 401
+ * expired the extra ones, so the same request sent again carries the shop's
+ * own alone. Nothing was claimed under the key: who is asking comes first.
+ */
+export function isRepairedRefusal(status: number, body: unknown): boolean {
+  return (
+    status === 401 &&
+    typeof body === "object" &&
+    body !== null &&
+    (body as { type?: unknown }).type === SEVERAL_SESSIONS
+  );
 }
 
 /** Retry-After as milliseconds: delay-seconds or an HTTP date; null when absent or unreadable. */

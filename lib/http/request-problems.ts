@@ -10,6 +10,12 @@ import { problemResponse, problemType } from "@/lib/http/problem";
  */
 export const REQUEST_PROBLEMS = {
   unauthenticated: { status: 401, slug: "unauthenticated", title: "Authentication required" },
+  // Its own type, so a client can tell it apart: its answer repairs the cookies, so the same request sent again works.
+  "several-sessions": {
+    status: 401,
+    slug: "several-session-cookies",
+    title: "More than one session cookie",
+  },
   "cross-site": { status: 403, slug: "cross-site-request", title: "Cross-site request refused" },
   "unsupported-media-type": {
     status: 415,
@@ -54,7 +60,7 @@ export function requestProblemResponse(
 ): Response {
   const { status, slug, title } = REQUEST_PROBLEMS[kind];
   const headers: Record<string, string> =
-    kind === "unauthenticated" ? { [WWW_AUTHENTICATE_HEADER]: WWW_AUTHENTICATE } : {};
+    status === 401 ? { [WWW_AUTHENTICATE_HEADER]: WWW_AUTHENTICATE } : {};
   return problemResponse(
     { type: problemType(slug), title, status, detail, ...(errors && { errors }) },
     headers,

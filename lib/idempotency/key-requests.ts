@@ -67,6 +67,7 @@ export function keyRequestAnswerOf(
     case "rate-limited":
       return { answer: "rejected", status };
     case "unauthenticated":
+    case "several-sessions":
     case "cross-site":
     case "key-missing":
     case "key-invalid":

@@ -16,6 +16,7 @@ import { toHttpResponse, type StoredResponse } from "@/lib/idempotency/stored-re
 export type Outcome =
   // Rejected before anything is written: the key stays usable.
   | { kind: "unauthenticated"; detail: string }
+  | { kind: "several-sessions"; detail: string; setCookies: string[] }
   | { kind: "cross-site"; detail: string }
   | { kind: "key-missing"; detail: string }
   | { kind: "key-invalid"; detail: string }
@@ -126,8 +127,11 @@ function problemFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>)
   const headers: Record<string, string> = {};
   if ("retryAfterSeconds" in outcome)
     headers[RETRY_AFTER_HEADER] = String(outcome.retryAfterSeconds);
-  if (outcome.kind === "unauthenticated") headers[WWW_AUTHENTICATE_HEADER] = WWW_AUTHENTICATE;
-  return problemResponse(problemDetailsFor(outcome), headers);
+  if (PROBLEMS[outcome.kind].status === 401) headers[WWW_AUTHENTICATE_HEADER] = WWW_AUTHENTICATE;
+  const response = problemResponse(problemDetailsFor(outcome), headers);
+  if (outcome.kind === "several-sessions")
+    for (const cookie of outcome.setCookies) response.headers.append("Set-Cookie", cookie);
+  return response;
 }
 
 function detailFor(outcome: Exclude<Outcome, { kind: "replay" | "completed" }>): string {

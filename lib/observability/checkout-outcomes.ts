@@ -37,6 +37,7 @@ export function checkoutOutcomeOf(outcome: Outcome): CheckoutOutcome {
     case "fingerprint-mismatch":
       return "fingerprint_mismatch";
     case "unauthenticated":
+    case "several-sessions":
     case "cross-site": // a session cookie sent by another site: refused as who is asking
       return "unauthenticated";
     case "key-missing":

@@ -98,9 +98,11 @@ const SHARED: Record<"every" | "balancer" | "authenticated" | "write" | "body", 
   },
   authenticated: {
     401: {
-      description: "No usable credential: send a bearer token (POST /api/accounts makes one).",
-      problems: [REQUEST_PROBLEMS.unauthenticated.slug],
+      description:
+        "No usable credential: send a bearer token (POST /api/accounts makes one). A browser that sent more than one session cookie (another site on the host set one) is trusted as neither; the answer expires the extra ones, so the next request works.",
+      problems: [REQUEST_PROBLEMS.unauthenticated.slug, REQUEST_PROBLEMS["several-sessions"].slug],
       required: ["WWW-Authenticate"],
+      optional: ["Set-Cookie"],
     },
     429: {
       description:
@@ -187,6 +189,11 @@ const HEADER_SCHEMAS: Record<ResponseHeader | typeof REQUEST_ID_HEADER, JsonObje
     schema: { type: "string" },
   },
   Allow: { description: "The methods this path answers.", schema: { type: "string" } },
+  "Set-Cookie": {
+    description:
+      "On a 401 for a request with more than one session cookie: expiries of every session cookie but the shop's own (host-only, Path=/), one header each.",
+    schema: { type: "string" },
+  },
 };
 
 function headersObject(spec: ResponseSpec): JsonObject {

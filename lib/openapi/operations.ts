@@ -13,7 +13,7 @@ import type { RequestSchemaName, ResponseSchemaName } from "@/lib/openapi/schema
 
 /** A response header the contract names. */
 export type ResponseHeader =
-  "Location" | "Retry-After" | "Idempotent-Replayed" | "WWW-Authenticate" | "Allow";
+  "Location" | "Retry-After" | "Idempotent-Replayed" | "WWW-Authenticate" | "Allow" | "Set-Cookie";
 
 export interface ResponseSpec {
   description: string;

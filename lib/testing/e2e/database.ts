@@ -33,7 +33,10 @@ export const {
 
 /** The account behind this browser's session cookie (created on its first API call). */
 export async function accountIdOf(context: BrowserContext): Promise<string> {
-  const session = (await context.cookies()).find((cookie) => cookie.name === "oncepay_session");
+  // The shop's own cookie is the one for the whole site: a neighbour may have tossed others in.
+  const session = (await context.cookies()).find(
+    (cookie) => cookie.name === "oncepay_session" && cookie.path === "/",
+  );
   if (!session) throw new Error("The browser has no session cookie");
   const accountId = await rows.accountIdByTokenHash(
     createHash("sha256").update(session.value).digest("hex"),
