@@ -1,7 +1,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startProcess, waitUntil, type GroupProcess } from "@/lib/process/process-group";
-import { BALANCER_PROBLEMS } from "@/lib/http/balancer-problems";
+import {
+  BALANCER_PROBLEMS,
+  DOT_SEGMENT_PATTERN,
+  DOT_SEGMENT_PROBLEM,
+} from "@/lib/http/balancer-problems";
 import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 
 /**
@@ -60,8 +64,16 @@ export async function startHaproxy(options: BalancerOptions): Promise<Balancer> 
     errorFiles[status] = path.join(options.workDir, `${status}.http`);
     await writeFile(errorFiles[status], rawProblemResponse(Number(status), problem));
   }
+  const dotSegmentFile = path.join(options.workDir, "dot-segment.http");
+  await writeFile(
+    dotSegmentFile,
+    rawProblemResponse(DOT_SEGMENT_PROBLEM.status, {
+      ...DOT_SEGMENT_PROBLEM,
+      retryAfter: undefined,
+    }),
+  );
   const configFile = path.join(options.workDir, "haproxy.cfg");
-  await writeFile(configFile, haproxyConfig(options, errorFiles));
+  await writeFile(configFile, haproxyConfig(options, errorFiles, dotSegmentFile));
 
   const started = startProcess({
     command: "haproxy",
@@ -95,6 +107,7 @@ export function haproxyConfig(
     postgres,
   }: Pick<BalancerOptions, "port" | "statsPort" | "instances" | "tls" | "postgres">,
   errorFiles: Record<string, string>,
+  dotSegmentFile: string,
 ): string {
   return `
 global
@@ -133,6 +146,9 @@ ${tls ? tlsBind(tls) : ""}  # The scheme the shopper used, never the one a clien
   http-after-response set-header X-Request-Id %[unique-id]
   # Appends the client's address; the app trusts this one hop (TRUSTED_PROXIES=1).
   option forwardfor
+  # The block below checks the path as sent; Next.js resolves dot segments
+  # (/x/../api/metrics is /api/metrics to it), so a path with one is refused first.
+  http-request deny deny_status 400 errorfile ${dotSegmentFile} if { path_reg -i ${DOT_SEGMENT_PATTERN} }
   http-request deny deny_status 404 if { path_beg /api/metrics }
   # Compression happens here, once, rather than in each instance (next.config.ts
   # turns Next's off): pages, styles and scripts. The API's JSON answers are
@@ -202,6 +218,7 @@ function rawProblemResponse(
     type: problemType(problem.slug),
   });
   const reason = {
+    400: "Bad Request",
     404: "Not Found",
     502: "Bad Gateway",
     503: "Service Unavailable",

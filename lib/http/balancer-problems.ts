@@ -34,3 +34,25 @@ export const BALANCER_PROBLEMS = {
     detail: "Metrics are read from each instance, not through the balancer.",
   },
 } as const;
+
+/**
+ * A path with a dot segment (`.` or `..`, percent-encoded or not). The
+ * balancer refuses it before it checks the path (its block on
+ * /api/metrics), since Next.js resolves it and the balancer does not:
+ * `/x/../api/metrics` was served the metrics. The app's front door
+ * refuses it the same way (lib/http/front-door.ts).
+ */
+export const DOT_SEGMENT_PROBLEM = {
+  status: 400,
+  slug: "malformed-path",
+  title: "Malformed path",
+  detail:
+    "The path has a dot segment (. or .., percent-encoded or not): send it resolved, as browsers do.",
+} as const;
+
+/**
+ * A path segment that is `.` or `..`, in any spelling a URL parser resolves
+ * (match it case-insensitively). `[.]`, not an escaped dot: HAProxy's
+ * configuration reads backslashes itself.
+ */
+export const DOT_SEGMENT_PATTERN = "(^|/)([.]|%2e){1,2}(/|$)";

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { DOT_SEGMENT_PATTERN, DOT_SEGMENT_PROBLEM } from "@/lib/http/balancer-problems";
 import { REQUEST_ID_HEADER } from "@/lib/http/headers";
 import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 import { requestIdFrom } from "@/lib/http/request-id";
@@ -6,11 +7,19 @@ import { SECURITY_HEADERS } from "@/lib/http/security-headers";
 
 /**
  * What OncePay's own HTTP server (scripts/serve.mts) does with a request
- * before Next.js sees it. Two jobs, both about what a client can write:
+ * before Next.js sees it. Three jobs, all about what a client can write:
  *
- * - Refuse what Next.js would answer with a 500 before any of our code runs
- *   (a path that does not percent-decode, a method its router cannot take):
- *   a 400 or 405 problem+json here, so nothing a client sends is a 5xx.
+ * - Answer what Next.js would answer with a 5xx, a redirect off-site or
+ *   nothing at all (a path that does not percent-decode, a method its
+ *   router cannot take, the `*` target, a target that names another
+ *   host, an expectation it cannot meet), or would route elsewhere than
+ *   the path says (a dot segment): a problem+json here, or the 204
+ *   `OPTIONS *` means, so no request line a client can send is a 5xx or
+ *   sends it elsewhere. A target in absolute form that names this host
+ *   goes on in origin form, as RFC 9112 asks a server to accept it.
+ * - Drop the request headers that steer Next.js itself: a client that
+ *   sends `x-middleware-prefetch: 1` got `200 {}` for POST /api/orders,
+ *   without the handler running.
  * - Say who the client is. Next.js records the peer in X-Forwarded-For only
  *   when the request has none, so a caller that sends its own header picks
  *   its address. Here the peer is always appended, as every proxy does.
@@ -19,40 +28,122 @@ import { SECURITY_HEADERS } from "@/lib/http/security-headers";
  * for every request, pages and static files included.
  */
 
+const DOT_SEGMENT = new RegExp(DOT_SEGMENT_PATTERN, "i");
+
 /** The methods Next.js's router serves; it throws on any other (TRACE, PROPFIND, …). */
 export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
-export interface Refusal {
-  status: 400 | 405;
+/** An answer the front door gives itself. */
+export interface FrontDoorAnswer {
+  status: 204 | 400 | 405 | 417 | 421;
   headers: Record<string, string>;
+  /** Empty for the 204. */
   body: string;
 }
 
-/** The answer for a request Next.js cannot route, or undefined to pass it on. */
-export function refusalFor(request: {
+export type FrontDoorDecision =
+  | { kind: "answer"; answer: FrontDoorAnswer }
+  /** Passed on to Next.js, with the target in origin form ("/path?query"). */
+  | { kind: "pass"; target: string };
+
+interface FrontDoorRequest {
   method: string;
   target: string;
   headers: IncomingHttpHeaders;
-}): Refusal | undefined {
+}
+
+export function frontDoor(request: FrontDoorRequest): FrontDoorDecision {
   const { method, target, headers } = request;
+  const answer = (built: FrontDoorAnswer): FrontDoorDecision => ({ kind: "answer", answer: built });
   if (!SERVED_METHODS.includes(method))
-    return refusal(
-      headers,
-      405,
-      "method-not-allowed",
-      "Method not allowed",
-      `OncePay does not answer ${method}. Its endpoints answer at most ${SERVED_METHODS.join(", ")}.`,
-      { Allow: SERVED_METHODS.join(", ") },
+    return answer(
+      problem(
+        headers,
+        405,
+        "method-not-allowed",
+        "Method not allowed",
+        `OncePay does not answer ${method}. Its endpoints answer at most ${SERVED_METHODS.join(", ")}.`,
+        { Allow: SERVED_METHODS.join(", ") },
+      ),
     );
-  if (!decodes(target))
-    return refusal(
-      headers,
-      400,
-      "malformed-path",
-      "Malformed path",
-      "The path has a percent-encoding that is not UTF-8 (such as %ZZ or a cut-off sequence).",
+  if (target === "*") {
+    // The server as a whole: what it answers, as each endpoint's OPTIONS says for itself.
+    if (method === "OPTIONS")
+      return answer({
+        status: 204,
+        headers: { ...answerHeaders(headers), Allow: SERVED_METHODS.join(", ") },
+        body: "",
+      });
+    return answer(
+      problem(
+        headers,
+        400,
+        "malformed-path",
+        "Malformed path",
+        "The request target * is only for OPTIONS; every other request names a path.",
+      ),
     );
-  return undefined;
+  }
+  // What routes a request must be the path as sent, which a balancer in
+  // front checked: Next.js (and the URL parser, for a target in absolute
+  // form) would resolve a dot segment first.
+  if (DOT_SEGMENT.test(target.split("?")[0]!)) {
+    const { status, slug, title, detail } = DOT_SEGMENT_PROBLEM;
+    return answer(problem(headers, status, slug, title, detail));
+  }
+  const originForm = originFormOf(target, headers.host);
+  if (originForm === undefined)
+    return answer(
+      problem(
+        headers,
+        421,
+        "misdirected-request",
+        "Misdirected request",
+        `The request target names another host or scheme than this server's (${headers.host ?? "no Host"}): send a path, or a URL of this host.`,
+      ),
+    );
+  if (!decodes(originForm))
+    return answer(
+      problem(
+        headers,
+        400,
+        "malformed-path",
+        "Malformed path",
+        "The path has a percent-encoding that is not UTF-8 (such as %ZZ or a cut-off sequence).",
+      ),
+    );
+  return { kind: "pass", target: originForm };
+}
+
+/**
+ * The answer to an `Expect` other than 100-continue (Node answers that one
+ * itself): RFC 9110 lets a server refuse an expectation it cannot meet with
+ * 417; Node's own 417 is bare, this one says why.
+ */
+export function expectationFailedAnswer(headers: IncomingHttpHeaders): FrontDoorAnswer {
+  return problem(
+    headers,
+    417,
+    "expectation-failed",
+    "Expectation failed",
+    `The server meets no expectation but 100-continue; this request expected ${JSON.stringify(headers.expect ?? "")}. Send it without Expect.`,
+  );
+}
+
+/**
+ * Request headers by which Next.js passes decisions between its own parts
+ * (middleware, router, prefetch, resume, revalidation): no client may send
+ * them. Next.js drops some itself (not `x-middleware-prefetch`, nor any
+ * header it adds later); these prefixes cover every one it reads.
+ */
+const INTERNAL_HEADER =
+  /^(x-middleware-|x-invoke-|x-nextjs-|x-next-|x-prerender-|next-resume$|x-now-route-matches$|x-matched-path$)/;
+
+/** Removes from `headers` every field that steers Next.js itself; returns the names removed. */
+export function dropInternalHeaders(headers: IncomingHttpHeaders): string[] {
+  const dropped = Object.keys(headers).filter((name) => INTERNAL_HEADER.test(name));
+  for (const name of dropped) delete headers[name];
+  return dropped;
 }
 
 /**
@@ -98,9 +189,36 @@ export function forwardedFor(
   return [received ?? [], peer ?? "unknown"].flat().join(", ");
 }
 
-// The path as sent, still percent-encoded, whether the target is
-// origin-form ("/a?b") or, from a client talking as to a proxy,
-// absolute-form ("http://host/a?b").
+/**
+ * The target in origin form: as sent when it is a path; the path and query
+ * of an absolute-form target (what a client talking as to a proxy sends)
+ * whose scheme is HTTP and whose authority is the request's Host; otherwise
+ * undefined: this server answers for no other host, and must not redirect
+ * a client there (Next.js did, with a 308 to the named URL).
+ */
+function originFormOf(target: string, host: string | undefined): string | undefined {
+  if (target.startsWith("/")) return target;
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  if (host === undefined || url.host !== hostOf(host)) return undefined;
+  return `${url.pathname}${url.search}`;
+}
+
+/** The Host field as the URL parser writes an authority (lower case, no default port). */
+function hostOf(host: string): string | undefined {
+  try {
+    return new URL(`http://${host}`).host;
+  } catch {
+    return undefined;
+  }
+}
+
+// The path as sent, still percent-encoded.
 function decodes(target: string): boolean {
   try {
     decodeURIComponent(new URL(target, "http://origin.invalid").pathname);
@@ -110,23 +228,30 @@ function decodes(target: string): boolean {
   }
 }
 
-// The request id is made here, for a refusal only: a request passed on gets
-// its own from the route it reaches.
-function refusal(
+/** Every answer of the front door's own: security headers, no caching, and a request id. */
+function answerHeaders(requestHeaders: IncomingHttpHeaders): Record<string, string> {
+  return {
+    ...SECURITY_HEADERS,
+    "Cache-Control": "no-store",
+    // Made here, for the front door's own answers only: a request passed on gets
+    // its own from the route it reaches.
+    [REQUEST_ID_HEADER]: requestIdFrom(requestHeaders[REQUEST_ID_HEADER.toLowerCase()]),
+  };
+}
+
+function problem(
   requestHeaders: IncomingHttpHeaders,
-  status: Refusal["status"],
+  status: Exclude<FrontDoorAnswer["status"], 204>,
   slug: string,
   title: string,
   detail: string,
   extraHeaders: Record<string, string> = {},
-): Refusal {
+): FrontDoorAnswer {
   return {
     status,
     headers: {
-      ...SECURITY_HEADERS,
+      ...answerHeaders(requestHeaders),
       "Content-Type": PROBLEM_CONTENT_TYPE,
-      "Cache-Control": "no-store",
-      [REQUEST_ID_HEADER]: requestIdFrom(requestHeaders[REQUEST_ID_HEADER.toLowerCase()]),
       ...extraHeaders,
     },
     body: JSON.stringify({ type: problemType(slug), title, status, detail }),

@@ -55,8 +55,18 @@ const SHARED: Record<"every" | "balancer" | "authenticated" | "write" | "body", 
   every: {
     400: {
       description:
-        "The request is not valid HTTP/1.1, or its path has a percent-encoding that is not UTF-8.",
+        "The request is not valid HTTP/1.1, its path has a percent-encoding that is not UTF-8, or its target is * with a method other than OPTIONS.",
       problems: ["malformed-request", "malformed-path"],
+    },
+    417: {
+      description:
+        "The request has an Expect other than 100-continue, which the server cannot meet.",
+      problems: ["expectation-failed"],
+    },
+    421: {
+      description:
+        "The request target is a URL of another host or scheme (absolute form, as to a proxy): the server answers only for its own, and never redirects there.",
+      problems: ["misdirected-request"],
     },
     431: {
       description: "The request's header fields are larger than the server reads.",

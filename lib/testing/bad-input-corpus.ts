@@ -145,6 +145,7 @@ const notAllowed = problem(405, "method-not-allowed");
 // the server's front door answers for it (lib/http/front-door.ts), with a
 // problem type no route ever sends.
 const parserRefuses = problem(400, "malformed-request");
+const misdirected = problem(421, "misdirected-request");
 const challenge: [string, RegExp] = ["www-authenticate", /^Bearer /];
 const allowOrders: [string, RegExp] = ["allow", /^GET, POST, HEAD, OPTIONS$/];
 
@@ -420,6 +421,28 @@ export const CORPUS: CorpusClass[] = [
     name: "an empty body, Content-Length: 0 declared",
     request: (c) => checkout(c, { body: "", extra: [["Content-Length", "0"]] }),
     expected: malformedJson,
+  },
+  // Node answered an unknown expectation with a bare 417.
+  {
+    group: "framing",
+    name: "Expect: foo on a checkout",
+    request: (c) => checkout(c, { extra: [["Expect", "foo"]] }),
+    expected: problem(417, "expectation-failed"),
+  },
+  // A client cannot insist on a protocol switch: it is a checkout like any
+  // other. Node closed the socket without an answer (HAProxy: a 502).
+  {
+    group: "framing",
+    name: "Upgrade: h2c on a checkout",
+    request: (c) =>
+      checkout(c, {
+        extra: [
+          ["Connection", "Upgrade, HTTP2-Settings, close"],
+          ["Upgrade", "h2c"],
+          ["HTTP2-Settings", "AAMAAABkAAQCAAAAAAIAAAAA"],
+        ],
+      }),
+    expected: { answer: "paid", amount: VALID_PRICE },
   },
 
   // Encodings: the body must be UTF-8 JSON text.
@@ -964,6 +987,43 @@ export const CORPUS: CorpusClass[] = [
     request: (c) => checkout(c, { path: "/api/orders/%ZZ" }),
     expected: problem(400, "malformed-path"),
   },
+  // Request targets no browser sends (RFC 9112 3.2). Next.js answered
+  // `OPTIONS *` with a bare 500 and any URL as the target with a 308 to it.
+  {
+    group: "paths",
+    name: "OPTIONS * (the server as a whole)",
+    request: (c) => ({ ...read("*")(c), method: "OPTIONS" }),
+    expected: { answer: "options", allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" },
+  },
+  {
+    group: "paths",
+    name: "POST * with a key and a body",
+    request: (c) => checkout(c, { path: "*" }),
+    expected: problem(400, "malformed-path"),
+  },
+  {
+    group: "paths",
+    name: "a checkout whose target is a URL of this host (absolute form, as to a proxy)",
+    request: (c) => ({
+      ...checkout(c, { path: "http://shop.test/api/orders" }),
+      headers: [["Host", "shop.test"], ...checkout(c).headers],
+    }),
+    expected: { answer: "paid", amount: VALID_PRICE },
+  },
+  {
+    group: "paths",
+    name: "a checkout whose target is a URL of another host",
+    request: (c) => checkout(c, { path: "http://evil.example/api/orders" }),
+    expected: misdirected,
+  },
+  ...["http://evil.example/api/health", "file:///etc/passwd", "https://evil.example/"].map(
+    (target): CorpusClass => ({
+      group: "paths",
+      name: `GET ${target} as the target`,
+      request: read(target),
+      expected: misdirected,
+    }),
+  ),
 
   // Forged headers: none of them changes who pays, what, or where the order is.
   {
@@ -1028,6 +1088,23 @@ export const CORPUS: CorpusClass[] = [
     request: (c) => checkout(c, { extra: [["OncePay-Fault", "before-charge, after-charge"]] }),
     expected: { answer: "paid", amount: VALID_PRICE },
   },
+  // Next.js's own request headers, which its parts pass between them: the
+  // front door drops them, so the handler runs as for any checkout. With
+  // x-middleware-prefetch: 1, Next.js answered 200 {} and charged nothing.
+  ...(
+    [
+      ["x-middleware-prefetch", "1"],
+      ["x-middleware-subrequest", "middleware:middleware:middleware:middleware:middleware"],
+      ["x-invoke-path", "/api/health"],
+      ["x-matched-path", "/api/health"],
+      ["x-nextjs-data", "1"],
+    ] as const
+  ).map(([name, value]): CorpusClass => ({
+    group: "forged-headers",
+    name: `${name}: ${value} on a checkout`,
+    request: (c) => checkout(c, { extra: [[name, value]] }),
+    expected: { answer: "paid", amount: VALID_PRICE },
+  })),
   // The shared test server runs without CRASH_FAULTS: a crash fault is ignored.
   {
     group: "forged-headers",
