@@ -26,6 +26,31 @@ async function labCharges(): Promise<number> {
   return (await providerIntents({ keyPrefix: LAB_PROVIDER_KEY_PREFIX })).total;
 }
 
+describe("what a key keeps of its request", () => {
+  it("the request as the checkout reads it: a client's extra fields are neither stored nor lost from the fingerprint", async () => {
+    const key = randomUUID();
+    const extras = "x".repeat(12_000);
+    const body = {
+      ...cartBody(),
+      note: extras,
+      items: [{ sku: "mug-ceramic-350", quantity: 2, engraving: extras.slice(0, 2000) }],
+    };
+    const paid = await postOrder({ token: account.token, key, body });
+    expect(paid.response.status, paid.text).toBe(201);
+
+    const row = await keyRow(account.id, key);
+    expect(row?.request_body).toEqual({
+      cartId: body.cartId,
+      items: [{ sku: "mug-ceramic-350", quantity: 2 }],
+      paymentMethod: "pm_card_visa",
+    });
+    expect(JSON.stringify(row?.request_body).length).toBeLessThan(200);
+    // The fingerprint covers the body as sent: the same key without the extras is another request.
+    const other = await postOrder({ token: account.token, key, body: { ...body, note: "" } });
+    expect(other.response.status).toBe(422);
+  });
+});
+
 describe("JSON the server cannot store or hash", () => {
   const valid = JSON.stringify(cartBody());
   const withExtra = (extra: string) => `${valid.slice(0, -1)},"extra":${extra}}`;

@@ -36,7 +36,17 @@ import type { StoredResponse } from "@/lib/idempotency/stored-response";
  */
 
 export type BodyParseResult<Body> =
-  | { ok: true; body: Body }
+  | {
+      ok: true;
+      body: Body;
+      /**
+       * The request as the endpoint reads it, every field it does not know
+       * dropped: what the key stores for a resume (which parses it again),
+       * so a client cannot make us keep kilobytes of extras for a day. The
+       * fingerprint still covers the body as sent.
+       */
+      request: unknown;
+    }
   | { ok: false; detail: string; errors: { path: string; message: string }[] };
 
 export interface EndpointContext<Body> {
@@ -121,7 +131,7 @@ export async function runIdempotent<Body>(
     method,
     path,
     fingerprint,
-    body: read.json,
+    body: parsed.request,
   });
   if (claimed.kind !== "claimed") return existingKeyOutcome(claimed);
   const { claim } = claimed;

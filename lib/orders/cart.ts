@@ -106,6 +106,7 @@ export function parseCheckoutRequest(json: unknown): BodyParseResult<PricedCart>
       total: lines.reduce((sum, line) => sum + line.amount, 0),
       paymentMethod: parsed.data.paymentMethod,
     },
+    request: parsed.data,
   };
 }
 

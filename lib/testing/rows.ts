@@ -20,6 +20,8 @@ export interface KeyRow {
   state: string;
   recovery_point: string;
   fingerprint: string;
+  /** What the key keeps of its request, for a resume. */
+  request_body: unknown;
   provider_key_generation: number;
   /** The provider key its request charges under (computed from the row, as the checkout computes it). */
   provider_key: string;
@@ -189,7 +191,7 @@ export function rowsIn(db: Queryable): Rows {
     },
     async keyRow(accountId, key) {
       const { rows } = await db.query<Omit<KeyRow, "provider_key">>(
-        `SELECT id, state::text, recovery_point::text, fingerprint, provider_key_generation, response_status, response_body, payment_request, charge_result, lease_expires_at
+        `SELECT id, state::text, recovery_point::text, fingerprint, request_body, provider_key_generation, response_status, response_body, payment_request, charge_result, lease_expires_at
            FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
         [accountId, key],
       );
