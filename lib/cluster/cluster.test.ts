@@ -13,6 +13,7 @@ import { closeTestDb, createFreshPostgresDatabase } from "@/lib/testing/database
 import { judgeAnswersOf } from "@/lib/testing/judged-apps";
 import { sample, total } from "@/lib/observability/prometheus-text";
 import { checkoutUntilAnswered, type AttemptRecord } from "@/lib/testing/retrying-checkout";
+import { METRICS_DOT_SEGMENT_SPELLINGS } from "@/lib/testing/bad-input-corpus";
 import { postFrom, sendWire } from "@/lib/testing/raw-http";
 import { rowsIn, type Rows } from "@/lib/testing/rows";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
@@ -366,7 +367,7 @@ describeOnServer(
     it("keeps /api/metrics to the instances however its path is spelt, and answers request lines no browser sends", async () => {
       const balancerHost = new URL(cluster.url).host;
       const spellings = [
-        ...DOT_SEGMENT_SPELLINGS,
+        ...METRICS_DOT_SEGMENT_SPELLINGS,
         `http://${balancerHost}/x/../api/metrics`,
         "/api/metrics?x=1",
         "/api/metrics/",
@@ -382,7 +383,7 @@ describeOnServer(
       // An instance refuses a dot segment too, so that what the balancer
       // checked is the path the app routes.
       const instance = cluster.instances[0]!;
-      for (const path of DOT_SEGMENT_SPELLINGS) {
+      for (const path of METRICS_DOT_SEGMENT_SPELLINGS) {
         const answer = await sendWire(instance.url, { method: "GET", path, headers: [] });
         expect(answer.status, path).toBe(400);
         expect(JSON.parse(answer.body), path).toMatchObject({
@@ -492,18 +493,6 @@ async function sendOnce(
   });
   return run.attempts[0]!;
 }
-
-/** /api/metrics, spelt with a dot segment: Next.js resolves each, HAProxy's path rules do not. */
-const DOT_SEGMENT_SPELLINGS = [
-  "/api/../api/metrics",
-  "/x/../api/metrics",
-  "/%2e%2e/api/metrics",
-  "/api/%2e/metrics",
-  "/_next/static/../../api/metrics",
-  "/api/./metrics",
-  "/api/%2E%2E/api/metrics",
-  "/api/.%2e/api/metrics",
-];
 
 /** How many answers had each status ("201 replayed" apart), for a failure's message. */
 function statusesOf(answers: readonly AttemptRecord[]): string {

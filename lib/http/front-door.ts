@@ -75,11 +75,8 @@ export function frontDoor(request: FrontDoorRequest): FrontDoorDecision {
         body: "",
       });
     return answer(
-      problem(
+      malformedPath(
         headers,
-        400,
-        "malformed-path",
-        "Malformed path",
         "The request target * is only for OPTIONS; every other request names a path.",
       ),
     );
@@ -87,10 +84,8 @@ export function frontDoor(request: FrontDoorRequest): FrontDoorDecision {
   // What routes a request must be the path as sent, which a balancer in
   // front checked: Next.js (and the URL parser, for a target in absolute
   // form) would resolve a dot segment first.
-  if (DOT_SEGMENT.test(target.split("?")[0]!)) {
-    const { status, slug, title, detail } = DOT_SEGMENT_PROBLEM;
-    return answer(problem(headers, status, slug, title, detail));
-  }
+  if (DOT_SEGMENT.test(target.split("?")[0]!))
+    return answer(malformedPath(headers, DOT_SEGMENT_PROBLEM.detail));
   const originForm = originFormOf(target, headers.host);
   if (originForm === undefined)
     return answer(
@@ -104,11 +99,8 @@ export function frontDoor(request: FrontDoorRequest): FrontDoorDecision {
     );
   if (!decodes(originForm))
     return answer(
-      problem(
+      malformedPath(
         headers,
-        400,
-        "malformed-path",
-        "Malformed path",
         "The path has a percent-encoding that is not UTF-8 (such as %ZZ or a cut-off sequence).",
       ),
     );
@@ -237,6 +229,11 @@ function answerHeaders(requestHeaders: IncomingHttpHeaders): Record<string, stri
     // its own from the route it reaches.
     [REQUEST_ID_HEADER]: requestIdFrom(requestHeaders[REQUEST_ID_HEADER.toLowerCase()]),
   };
+}
+
+function malformedPath(requestHeaders: IncomingHttpHeaders, detail: string): FrontDoorAnswer {
+  const { status, slug, title } = DOT_SEGMENT_PROBLEM;
+  return problem(requestHeaders, status, slug, title, detail);
 }
 
 function problem(

@@ -1113,3 +1113,18 @@ export const CORPUS: CorpusClass[] = [
     expected: { answer: "paid", amount: VALID_PRICE },
   },
 ];
+
+/**
+ * /api/metrics spelt with a dot segment: Next.js resolves each, HAProxy's
+ * path rules do not, so the balancer and the front door refuse them all.
+ */
+export const METRICS_DOT_SEGMENT_SPELLINGS = [
+  "/api/../api/metrics",
+  "/x/../api/metrics",
+  "/%2e%2e/api/metrics",
+  "/api/%2e/metrics",
+  "/_next/static/../../api/metrics",
+  "/api/./metrics",
+  "/api/%2E%2E/api/metrics",
+  "/api/.%2e/api/metrics",
+];
