@@ -8,6 +8,7 @@ import path from "node:path";
 import { drop, laneDatabaseUrl, makeFresh } from "../lib/build/lane-databases.ts";
 import { runLanes } from "../lib/build/lanes.ts";
 import { minutesAndSeconds } from "../lib/build/phase-times.ts";
+import { PORT_SLICE_ENV, portSlices } from "../lib/process/free-port.ts";
 
 /** The projects of vitest.config.mts. */
 const LANES = ["shared", "own-app", "own-postgres"];
@@ -28,12 +29,18 @@ const laneDatabases = new Map(
 );
 if (databaseUrl) await makeFresh(databaseUrl, [...laneDatabases.values()]);
 
+// Ports of their own too (lib/process/free-port.ts).
+const slices = portSlices(LANES.length);
 const results = await runLanes(
-  LANES.map((name) => ({
+  LANES.map((name, index) => ({
     name,
     command: process.execPath,
     args: [vitest, "run", "--project", name, ...process.argv.slice(2)],
-    env: { ...env, ...(laneDatabases.has(name) && { DATABASE_URL: laneDatabases.get(name) }) },
+    env: {
+      ...env,
+      [PORT_SLICE_ENV]: slices[index],
+      ...(laneDatabases.has(name) && { DATABASE_URL: laneDatabases.get(name) }),
+    },
   })),
 );
 if (databaseUrl) await drop(databaseUrl, [...laneDatabases.values()]);

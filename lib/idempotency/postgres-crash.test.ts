@@ -248,14 +248,16 @@ async function walWriterJustFlushed(): Promise<void> {
     await db.query("COMMIT");
     const inserted = await db.query<{ lsn: string }>("SELECT pg_current_wal_insert_lsn() AS lsn");
     const lsn = inserted.rows[0]?.lsn;
-    const deadline = Date.now() + 15_000;
+    // It wakes every wal_writer_delay (10 s); a net of four wakings, since
+    // a busy machine delays it (seen: none within 15 s, both cores loaded).
+    const deadline = Date.now() + 40_000;
     for (;;) {
       const flushed = await db.query<{ done: boolean }>(
         "SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS done",
         [lsn],
       );
       if (flushed.rows[0]?.done) return;
-      if (Date.now() > deadline) throw new Error("the WAL writer flushed nothing in 15 s");
+      if (Date.now() > deadline) throw new Error("the WAL writer flushed nothing in 40 s");
       await delay(50);
     }
   } finally {
