@@ -71,6 +71,10 @@ describeOnServer(
       // The balancer answers for the app (its own 502, 503 and 504 too), and each instance for itself.
       judgeAnswersOf(cluster.url, ...cluster.instances.map((instance) => instance.url));
       pool = new pg.Pool({ connectionString: database.url, max: 3 });
+      // pool.end() resolves before its connections have closed, and the
+      // DROP … WITH (FORCE) after it ends the stragglers with an error; a
+      // pool with no listener for it throws, failing a lane whose tests passed.
+      pool.on("error", () => undefined);
       rows = rowsIn(pool);
     }, 180_000);
 
