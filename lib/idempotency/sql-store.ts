@@ -237,7 +237,9 @@ export class SqlIdempotencyStore implements IdempotencyStore, ClaimSteps {
 
   async endLease(claim: Claim): Promise<void> {
     await this.db.query(
-      `UPDATE idempotency_keys SET lease_expires_at = now()
+      // Truncated: the column keeps milliseconds and would round now() up,
+      // past the next statement's now(), and the lease would not yet look ended.
+      `UPDATE idempotency_keys SET lease_expires_at = date_trunc('milliseconds', now())
         WHERE id = $1::uuid AND lease_owner = $2::uuid AND state = 'in_flight'`,
       [claim.keyId, claim.leaseOwner],
     );
