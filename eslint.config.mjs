@@ -27,9 +27,12 @@ const benchTestSupportImports = {
 // path with the idempotency layer"). Pricing, order writing and the
 // payment provider are shared on purpose.
 const labImports = {
-  // Our own lib/idempotency, by alias or by path; a package that happens to
-  // be named idempotency (Powertools', which the lab runs as a copied design) is not it.
-  regex: "^(@/lib/idempotency|(\\.\\.?/)+(lib/)?idempotency)(/|$)",
+  // Our own lib/idempotency, by alias or by path, and the engine's package
+  // but for what only reads a request (its /request and /headers); a
+  // package that happens to be named idempotency (Powertools', which the lab
+  // runs as a copied design) is not it.
+  regex:
+    "^(@/lib/idempotency|(\\.\\.?/)+(lib/)?idempotency)(/|$)|^@oncepay/idempotency(/(?!(request|headers)$).*)?$",
   message:
     "lib/lab shows what goes wrong WITHOUT an Idempotency-Key, so it must share no code path with the idempotency layer. Use lib/http (problems, JSON responses) instead.",
 };
@@ -42,6 +45,15 @@ const servicesImports = {
   regex: "^(@/lib/services|(\\.\\.?/)+(lib/)?services)$",
   message:
     "lib/services is the composition root: only lib/api, lib/pages and lib/background.ts ask it for their parts. Take what this module needs as arguments.",
+};
+// The engine is a package people install: it may import nothing of the
+// shop, by the app's alias or by a path that climbs three folders, which
+// from any of its files leaves the package (its own test,
+// packages/idempotency/test/boundary.test.ts, resolves every import).
+const packageBoundaryImports = {
+  regex: "^(@/|(\\.\\./){3,})",
+  message:
+    "packages/idempotency is installed on its own: it imports nothing of the shop. Take what it needs as a parameter, or move the code into the package.",
 };
 const restrictImports = (...patterns) => ({ "no-restricted-imports": ["error", { patterns }] });
 
@@ -83,8 +95,11 @@ const eslintConfig = [
     ignores: ["**/*.test.ts"],
     rules: restrictImports(labImports, servicesImports, testSupportImports),
   },
+  { files: ["packages/idempotency/**"], rules: restrictImports(packageBoundaryImports) },
   {
     ignores: [
+      "packages/*/dist/**",
+      "packages/*/test/prisma/generated/**",
       "node_modules/**",
       ".next/**",
       "lib/generated/**",

@@ -12,6 +12,7 @@ if (!freshness.stale) {
   console.log("[oncepay] build: up to date (npm run build forces one)");
   process.exit(0);
 }
-console.log(`[oncepay] build: ${freshness.reason}; running next build`);
-const build = spawnSync("npx", ["next", "build"], { stdio: "inherit" });
+console.log(`[oncepay] build: ${freshness.reason}; running npm run build`);
+// The build script builds the engine's package first, then the app on it.
+const build = spawnSync("npm", ["run", "build"], { stdio: "inherit" });
 process.exit(build.status ?? 1);

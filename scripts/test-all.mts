@@ -14,6 +14,7 @@ const PHASES = [
   ["lint", "lint"],
   ["format", "format:check"],
   ["build", "build"],
+  ["package", "test:package"],
   ["Vitest", "test:unit"],
   ["Playwright", "test:e2e"],
 ] as const;

@@ -252,7 +252,7 @@ const keyValue = fc.oneof(
 /** The key the contract says a bare value names, or undefined if it is not a valid bare key. */
 function bareKey(value: string): string | undefined {
   const trimmed = value.replace(/^[ \t]+|[ \t]+$/g, "");
-  // A comma at either end is what a repeated field with an empty side leaves (lib/idempotency/key.ts).
+  // A comma at either end is what a repeated field with an empty side leaves (packages/idempotency/src/key-header.ts).
   const valid =
     /^[\x21-\x7e]{1,255}$/.test(trimmed) &&
     !trimmed.startsWith('"') &&

@@ -8,7 +8,7 @@ import {
   type DemoSettingsView,
 } from "@/lib/demo/settings";
 import { jsonResponse } from "@/lib/http/json";
-import { readJsonBody } from "@/lib/http/request-body";
+import { readJsonBody } from "@oncepay/idempotency/request";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { getServices } from "@/lib/services";
 

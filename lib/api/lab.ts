@@ -2,7 +2,7 @@ import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
 import { jsonResponse } from "@/lib/http/json";
 import { problemResponse, problemType } from "@/lib/http/problem";
-import { readJsonBody } from "@/lib/http/request-body";
+import { readJsonBody } from "@oncepay/idempotency/request";
 import { rateLimitedResponse, requestProblemResponse } from "@/lib/http/request-problems";
 import { isUuid } from "@/lib/http/uuid";
 import { refusedByLabLimit } from "@/lib/lab/admission";

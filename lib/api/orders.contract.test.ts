@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "@/lib/http/request-body";
+import { MAX_BODY_BYTES } from "@oncepay/idempotency/request";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import {
   baseUrl,

@@ -1,6 +1,6 @@
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import type { Queryable } from "@/lib/db/sql";
-import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { isDatabaseUnavailable } from "@oncepay/idempotency";
 import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
@@ -11,7 +11,7 @@ import { problemResponse, problemType } from "@/lib/http/problem";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { requestIdFor } from "@/lib/http/request-id";
 import { RETRY_AFTER_SECONDS, runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
-import { parseIdempotencyKey } from "@/lib/idempotency/key";
+import { parseIdempotencyKey } from "@oncepay/idempotency/request";
 import {
   keyRequestAnswerOf,
   recordKeyRequestQuietly,

@@ -15,6 +15,7 @@ export const BUILD_INPUTS = [
   "app",
   "components",
   "lib",
+  "packages/idempotency/src",
   "public",
   "proxy.ts",
   "instrumentation.ts",

@@ -1,8 +1,8 @@
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { isDatabaseUnavailable } from "@/lib/db/errors";
-import { queryReplicated, UnreplicatedCommitError } from "@/lib/db/replicated-commit";
+import { isDatabaseUnavailable } from "@oncepay/idempotency";
+import { queryReplicated, UnreplicatedCommitError } from "@oncepay/idempotency/pg";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
 import { startThrowawayPostgres, type ThrowawayPostgres } from "@/lib/testing/throwaway-postgres";
 

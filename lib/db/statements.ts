@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { queryReplicated } from "@/lib/db/replicated-commit";
+import { queryReplicated } from "@oncepay/idempotency/pg";
 import type { Queryable } from "@/lib/db/sql";
 
 /**
@@ -22,7 +22,7 @@ import type { Queryable } from "@/lib/db/sql";
  * session, where two connections' names would collide).
  *
  * Either way a commit whose wait for the synchronous standby was cancelled
- * is an error, not a success (lib/db/replicated-commit.ts).
+ * is an error, not a success (replicated-commit.ts in packages/idempotency).
  */
 export type StatementMode = "prepared" | "unnamed";
 

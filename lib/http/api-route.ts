@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { isDatabaseUnavailable } from "@oncepay/idempotency";
 import {
   API_METHODS,
   methodNotAllowed,

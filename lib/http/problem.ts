@@ -1,4 +1,4 @@
-import { canonicalJson } from "@/lib/http/json";
+import { canonicalJson } from "@oncepay/idempotency/request";
 import { PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
 
 /**

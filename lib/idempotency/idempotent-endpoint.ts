@@ -1,12 +1,12 @@
 import { assertNever } from "@/lib/assert-never";
-import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { isDatabaseUnavailable } from "@oncepay/idempotency";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
-import { readJsonBody } from "@/lib/http/request-body";
+import { readJsonBody } from "@oncepay/idempotency/request";
 import { DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/lib/http/server-problems";
 import { errorFields, log } from "@/lib/log";
 import { addToContext } from "@/lib/observability/request-context";
-import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
-import { parseIdempotencyKey } from "@/lib/idempotency/key";
+import { fingerprintRequest } from "@oncepay/idempotency";
+import { parseIdempotencyKey } from "@oncepay/idempotency/request";
 import type { Outcome } from "@/lib/idempotency/outcomes";
 import { PaymentOutcomeUnknown, PaymentRejected } from "@/lib/idempotency/payment-errors";
 import {
@@ -17,7 +17,7 @@ import {
   type IdempotencyStore,
   type KeyCompletion,
 } from "@/lib/idempotency/store";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { StoredResponse } from "@oncepay/idempotency";
 
 /**
  * The server algorithm of DESIGN.md, for one paying endpoint:

@@ -1,7 +1,7 @@
 import { assertNever } from "@/lib/assert-never";
 import { randomUUID } from "node:crypto";
 import type { Claim, ClaimRequest, ClaimResult, RecoveryPoint } from "@/lib/idempotency/store";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { StoredResponse } from "@oncepay/idempotency";
 
 /**
  * What every idempotency store shares: the rules about time, kept on the

@@ -6,7 +6,7 @@ import {
 } from "@/lib/http/headers";
 import { REQUEST_PROBLEMS, WWW_AUTHENTICATE } from "@/lib/http/request-problems";
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
-import { toHttpResponse, type StoredResponse } from "@/lib/idempotency/stored-response";
+import { toHttpResponse, type StoredResponse } from "@oncepay/idempotency";
 
 /**
  * Everything the idempotency layer can decide about a request, as one union.

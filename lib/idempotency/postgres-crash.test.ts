@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
+import { fingerprintRequest } from "@oncepay/idempotency";
 import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import { parseCheckoutRequest } from "@/lib/orders/cart";
 import { paymentProviderKey, paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
@@ -20,8 +20,8 @@ import { describeOnServer } from "@/lib/testing/postgres-server-only";
 /**
  * PostgreSQL itself crashes (an immediate shutdown: no checkpoint, and the
  * commits that did not wait for the disk are lost) and comes back. The claim
- * and the `charged` record commit without waiting for the disk (DESIGN.md,
- * "What must be durable"); each phase below makes PostgreSQL lose them for
+ * and the `charged` record commit without waiting for the disk
+ * (docs/stores.md, "What must be durable"); each phase below makes PostgreSQL lose them for
  * real (the database shows it) and proves it harmless: every key, retried,
  * ends with exactly one order and exactly one charge.
  *

@@ -18,7 +18,7 @@ import {
   type IdempotencyStore,
   type KeyCompletion,
 } from "@/lib/idempotency/store";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { StoredResponse } from "@oncepay/idempotency";
 import type { OrderRows } from "@/lib/orders/record";
 
 /**
@@ -27,8 +27,8 @@ import type { OrderRows } from "@/lib/orders/record";
  * by nested create) and the key's completion commit together, and SQL only
  * where the ORM has no words for it (the claim's ON CONFLICT DO NOTHING,
  * the database's clock). The one to copy when your app speaks Prisma and a
- * checkout's few extra round trips do not matter (DESIGN.md compares it
- * with SqlIdempotencyStore).
+ * checkout's few extra round trips do not matter (docs/stores.md compares
+ * it with SqlIdempotencyStore).
  *
  * The database's clock: Prisma's queries compare and write only values the
  * client sends, and a lease must end by the database's clock, so that app

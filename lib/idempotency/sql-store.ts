@@ -20,7 +20,7 @@ import {
   type IdempotencyStore,
   type KeyCompletion,
 } from "@/lib/idempotency/store";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { StoredResponse } from "@oncepay/idempotency";
 import { orderRowsSql } from "@/lib/orders/order-rows-sql";
 
 /**
@@ -28,7 +28,7 @@ import { orderRowsSql } from "@/lib/orders/order-rows-sql";
  * reach the disk (SET LOCAL synchronous_commit = off, inside the statement,
  * so it is one round trip and ends with its transaction, as a pooler in
  * transaction mode needs). Only for writes whose loss in a PostgreSQL crash
- * is harmless, which DESIGN.md argues write by write: the claim (lost, it
+ * is harmless, which docs/stores.md argues write by write: the claim (lost, it
  * charged nothing: the provider is asked only after `payment_started`, a
  * durable commit, which flushes the claim's WAL with its own) and the
  * `charged` record (lost, the key is back at `payment_started`, and the
@@ -59,7 +59,7 @@ interface ExistingKeyRow {
  * where the connection allows it: one statement per step, so a replay and a
  * claim cost one round trip each, and the order commits with its key in the
  * statement that completes it. The one to copy when the checkout is your hot
- * path (DESIGN.md compares it with PrismaIdempotencyStore). All time
+ * path (docs/stores.md compares it with PrismaIdempotencyStore). All time
  * comparisons use the database's clock, so several app instances with skewed
  * clocks agree on when a lease or a key has expired.
  */

@@ -3,7 +3,7 @@ import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { PrismaClient } from "@/lib/generated/prisma/client";
-import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
+import { fingerprintRequest } from "@oncepay/idempotency";
 import { PrismaIdempotencyStore } from "@/lib/idempotency/prisma-store";
 import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
 import {

@@ -1,6 +1,6 @@
 import { assertNever } from "@/lib/assert-never";
 import { isUniqueViolation } from "@/lib/db/errors";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { StoredResponse } from "@oncepay/idempotency";
 import type { OrderRows } from "@/lib/orders/record";
 
 /**

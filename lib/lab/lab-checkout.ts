@@ -13,7 +13,7 @@ import {
 import { jsonResponse } from "@/lib/http/json";
 import { lostResponse } from "@/lib/http/lost-response";
 import { PROBLEM_CONTENT_TYPE, problemResponse, problemType } from "@/lib/http/problem";
-import { readJsonBody } from "@/lib/http/request-body";
+import { readJsonBody } from "@oncepay/idempotency/request";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { parseCheckoutRequest, type PricedCart } from "@/lib/orders/cart";
 import { orderRowsStatement } from "@/lib/orders/order-rows-sql";

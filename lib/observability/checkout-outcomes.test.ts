@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CHECKOUT_OUTCOMES, checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { StoredResponse } from "@oncepay/idempotency";
 
 const stored = (status: number): StoredResponse => ({ status, headers: {}, body: {} });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
+import { fingerprintRequest } from "@oncepay/idempotency";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { cartBody, postOrder } from "@/lib/testing/api-client";
 import { startAppServer, type AppServer } from "@/lib/testing/app-server";

@@ -11,7 +11,11 @@ import {
 import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 import { REQUEST_PROBLEMS } from "@/lib/http/request-problems";
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
-import { idempotencyKeyFieldSchema, MAX_KEY_LENGTH } from "@/lib/idempotency/key";
+import {
+  IDEMPOTENCY_KEY_FIELD_DESCRIPTION,
+  IDEMPOTENCY_KEY_FIELD_PATTERN,
+  MAX_KEY_LENGTH,
+} from "@oncepay/idempotency/request";
 import { duration } from "@/lib/openapi/duration";
 import { OPERATION_EXAMPLES } from "@/lib/openapi/examples";
 import {
@@ -51,6 +55,15 @@ export const COMPONENT_SCHEMA_PREFIX = "#/components/schemas/";
  * the balancer's in front of several instances, authentication's and the
  * body reader's.
  */
+/**
+ * The Idempotency-Key header as the document describes it: the pattern the
+ * engine's parser is tested against (packages/idempotency), in words too.
+ */
+const idempotencyKeyFieldSchema = z
+  .string()
+  .regex(IDEMPOTENCY_KEY_FIELD_PATTERN)
+  .describe(IDEMPOTENCY_KEY_FIELD_DESCRIPTION);
+
 const SHARED: Record<"every" | "balancer" | "authenticated" | "write" | "body", Responses> = {
   every: {
     400: {

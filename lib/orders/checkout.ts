@@ -8,7 +8,7 @@ import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idem
 import type { Outcome } from "@/lib/idempotency/outcomes";
 import { PaymentOutcomeUnknown, PaymentRejected } from "@/lib/idempotency/payment-errors";
 import { ChargeAlreadyRecordedError, type IdempotencyStore } from "@/lib/idempotency/store";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { StoredResponse } from "@oncepay/idempotency";
 import type { LimitDecision, RateLimit } from "@/lib/limits/rate-limit";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
 import { paymentProviderKey } from "@/lib/orders/provider-key";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { OrderSource } from "@/lib/generated/prisma/enums";
-import type { StoredResponse } from "@/lib/idempotency/stored-response";
+import type { StoredResponse } from "@oncepay/idempotency";
 import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
 import type { PricedCart } from "@/lib/orders/cart";
 import { orderLocation, orderView } from "@/lib/orders/order-view";

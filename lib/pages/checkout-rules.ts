@@ -1,4 +1,4 @@
-import { MAX_KEY_LENGTH } from "@/lib/idempotency/key";
+import { MAX_KEY_LENGTH } from "@oncepay/idempotency/request";
 import type { KeyPolicy } from "@/lib/openapi/document";
 import { duration } from "@/lib/openapi/duration";
 

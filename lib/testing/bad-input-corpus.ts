@@ -1,17 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import { MAX_BODY_BYTES } from "@/lib/http/request-body";
+import { MAX_BODY_BYTES } from "@oncepay/idempotency/request";
 import type { WireRequest } from "@/lib/testing/raw-http";
 
 /**
  * The bad-input corpus: one entry per class of hostile or broken request to
  * POST /api/orders (and its neighbours), as data. Each entry is the request
  * in raw parts (method, path, header fields in order, body bytes), built from
- * a context the runner makes fresh for it, and what DESIGN.md says the answer
- * is. The runner (lib/api/bad-input-corpus.contract.test.ts) sends each over a
- * socket and checks the same invariants for all of them.
+ * a context the runner makes fresh for it, and what the contract (DESIGN.md,
+ * docs/http-contract.md) says the answer is. The runner
+ * (lib/api/bad-input-corpus.contract.test.ts) sends each over a socket and
+ * checks the same invariants for all of them.
  *
- * Where DESIGN.md is silent, the entry's comment records the decision.
+ * Where the contract is silent, the entry's comment records the decision
+ * (docs/http-contract.md, "Where the contract was silent").
  */
 export type CorpusGroup =
   | "keys"

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Cluster } from "@/lib/cluster/cluster";
-import { isDatabaseUnavailable } from "@/lib/db/errors";
+import { isDatabaseUnavailable } from "@oncepay/idempotency";
 import { cartBody, createAccount, type ApiAccount } from "@/lib/testing/api-client";
 import { setFaults } from "@/lib/testing/payment-simulator";
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson } from "@/lib/http/json";
-import { checkJsonRules, MAX_JSON_DEPTH } from "@/lib/http/json-rules";
+import { canonicalJson } from "../src/canonical-json.js";
+import { checkJsonRules, MAX_JSON_DEPTH } from "../src/json-rules.js";
 
 function nested(depth: number): unknown {
   let value: unknown = 1;

@@ -1,6 +1,5 @@
 import { parseItem } from "structured-headers";
-import { z } from "zod";
-import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
+import { IDEMPOTENCY_KEY_HEADER } from "./headers.js";
 
 /**
  * Reads the Idempotency-Key header. Two spellings name the same key: the bare
@@ -11,7 +10,8 @@ import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 // the key is stored and indexed.
 export const MAX_KEY_LENGTH = 255;
 
-// The field's value as a pattern, for the OpenAPI document: the bare form
+// The field's value as a pattern, for an API document (parseIdempotencyKey is
+// what runs; the tests check that the two accept the same values): the bare form
 // (not opening with a quote, no comma at either end, which a second field
 // joined on would leave), or an RFC 8941 sf-string whose decoded content is
 // the key, with any parameters after it (RFC 8941 items may carry them; none
@@ -22,21 +22,12 @@ const SF_BARE_ITEM =
   "`" +
   String.raw`|~0-9A-Za-z:/]*|:[A-Za-z0-9+/=]*:|\?[01]`;
 const SF_PARAMETERS = String.raw`(?:;\x20*[a-z*][a-z0-9_.*-]*(?:=(?:${SF_BARE_ITEM}))?)*`;
-const KEY_FIELD_PATTERN = new RegExp(
+export const IDEMPOTENCY_KEY_FIELD_PATTERN = new RegExp(
   String.raw`^(?:(?![",])[\x21-\x7e]{0,${MAX_KEY_LENGTH - 1}}[\x21-\x2b\x2d-\x7e]|"(?:[\x21\x23-\x5b\x5d-\x7e]|\\["\\]){1,${MAX_KEY_LENGTH}}"${SF_PARAMETERS})$`,
 );
 
-/**
- * The header as the OpenAPI document describes it. parseIdempotencyKey is
- * what the server runs; key.test.ts checks that the two accept the same
- * values.
- */
-export const idempotencyKeyFieldSchema = z
-  .string()
-  .regex(KEY_FIELD_PATTERN)
-  .describe(
-    `One key per purchase intent, reused on every retry of it: printable ASCII without spaces, 1 to ${MAX_KEY_LENGTH} characters (a UUID v4 is a good choice). Sent bare, as Stripe takes it, or as an RFC 8941 sf-string ("…"), as draft-ietf-httpapi-idempotency-key-header asks; both name the same key.`,
-  );
+/** What the field accepts, in words: for an API document's description of the header. */
+export const IDEMPOTENCY_KEY_FIELD_DESCRIPTION = `One key per operation the client means to happen once, reused on every retry of it: printable ASCII without spaces, 1 to ${MAX_KEY_LENGTH} characters (a UUID v4 is a good choice). Sent bare, as Stripe takes it, or as an RFC 8941 sf-string ("…"), as draft-ietf-httpapi-idempotency-key-header asks; both name the same key.`;
 
 export type KeyParseResult =
   | { ok: true; key: string }

@@ -1,9 +1,9 @@
-import { checkJsonRules } from "@/lib/http/json-rules";
+import { checkJsonRules } from "./json-rules.js";
 
 /**
  * Reads a JSON request body within a size limit, without trusting
  * Content-Length alone (a client can omit it or lie), and refuses JSON that
- * the server could not store or hash (lib/http/json-rules.ts).
+ * the server could not store or hash (json-rules.ts).
  */
 export const MAX_BODY_BYTES = 16 * 1024;
 

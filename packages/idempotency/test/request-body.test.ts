@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES, readJsonBody } from "@/lib/http/request-body";
+import { MAX_BODY_BYTES, readJsonBody } from "../src/request-body.js";
 
 function post(body: BodyInit, contentType: string | null = "application/json") {
   const headers = new Headers();

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson } from "@/lib/http/json";
+import { canonicalJson } from "./canonical-json.js";
 
 /**
  * What makes two requests "the same request" for a key: method, path and the

@@ -15,7 +15,7 @@ import type pg from "pg";
  * that could not be reached: nothing charged, the client told to retry.
  */
 export class UnreplicatedCommitError extends Error {
-  /** Ours, not PostgreSQL's: lib/db/errors.ts counts it as the database being unavailable. */
+  /** Ours, not PostgreSQL's: database-errors.ts counts it as the database being unavailable. */
   readonly code = "ONCEPAY_UNREPLICATED_COMMIT";
 
   constructor() {
@@ -40,7 +40,14 @@ export async function queryReplicated<Row extends pg.QueryResultRow>(
   pool: pg.Pool,
   query: pg.QueryConfig,
 ): Promise<pg.QueryResult<Row>> {
-  const client = await pool.connect();
+  return withClient(pool, (client) => watchedQuery<Row>(client, query));
+}
+
+/** Runs a statement on the client, refusing a commit whose wait for the standby was cancelled. */
+export async function watchedQuery<Row extends pg.QueryResultRow>(
+  client: pg.PoolClient,
+  query: pg.QueryConfig,
+): Promise<pg.QueryResult<Row>> {
   let unreplicated = false;
   // The notice arrives before the statement's result, so it is seen by the time the query settles.
   const onNotice = (notice: { message?: string }) => {
@@ -50,12 +57,23 @@ export async function queryReplicated<Row extends pg.QueryResultRow>(
   try {
     const result = await client.query<Row>(query);
     if (unreplicated) throw new UnreplicatedCommitError();
+    return result;
+  } finally {
     client.off("notice", onNotice);
+  }
+}
+
+/** Lends a client for `work`; as pool.query does, one that failed a statement is not reused. */
+export async function withClient<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    const result = await work(client);
     client.release();
     return result;
   } catch (error) {
-    client.off("notice", onNotice);
-    // As pool.query does: a connection that failed a statement is not reused.
     client.release(error instanceof Error ? error : true);
     throw error;
   }

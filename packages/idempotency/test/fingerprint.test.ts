@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fingerprintRequest } from "@/lib/idempotency/fingerprint";
+import { fingerprintRequest } from "../src/fingerprint.js";
 
 const body = { cartId: "c1", items: [{ sku: "a", quantity: 1 }], paymentMethod: "pm_card_visa" };
 

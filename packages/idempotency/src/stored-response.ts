@@ -1,5 +1,5 @@
-import { IDEMPOTENT_REPLAYED_HEADER } from "@/lib/http/headers";
-import { canonicalJson } from "@/lib/http/json";
+import { IDEMPOTENT_REPLAYED_HEADER } from "./headers.js";
+import { canonicalJson } from "./canonical-json.js";
 
 /**
  * A response as it is kept with its key and replayed: the status, the headers

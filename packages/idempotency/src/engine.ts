@@ -1,0 +1,361 @@
+import { fingerprintRequest } from "./fingerprint.js";
+import {
+  FINISHED,
+  phaseAt,
+  sideEffectKeyOf,
+  type KeyedRequest,
+  type Operation,
+  type Phase,
+  type PhaseContext,
+  type SideEffectPhase,
+  type Step,
+} from "./operation.js";
+import { RETRY_AFTER_SECONDS, type Outcome } from "./outcome.js";
+import { silentReporter, type Reporter } from "./reporter.js";
+import { SideEffectOutcomeUnknown, SideEffectRejected } from "./side-effect-errors.js";
+import { LeaseLostError, type Claim, type KeyMove, type KeyStore } from "./store.js";
+import type { StoredResponse } from "./stored-response.js";
+
+/**
+ * The server algorithm, for any operation:
+ *
+ *   1. parse the body (nothing is written when it is refused),
+ *   2. claim the key, or answer from its row (a replay, a 409, a 422),
+ *   3. admit a request that claimed a new key (a rate limit, say), or
+ *      release the claim,
+ *   4. run the phases from the key's recovery point: each atomic phase's
+ *      writes commit with the key's move, each side effect's result is kept
+ *      with the next move, and the last commit completes the key with the
+ *      response,
+ *   5. on failure, release the key while nothing but the claim was
+ *      written; after that, keep it in flight at its recovery point until a
+ *      retry or the recovery worker takes it over.
+ */
+export interface EngineOptions<Tx> {
+  store: KeyStore<Tx>;
+  /** Every operation whose keys this engine runs: the recovery worker finds each key's by its name. */
+  operations: readonly Operation<unknown, Tx>[];
+  /** Where the engine says what happened (a logger's methods); silent when omitted. */
+  reporter?: Reporter;
+}
+
+/** One request under a key, as the HTTP layer read it. */
+export interface KeyedCall {
+  /** Whose key it is: an account, a tenant. */
+  scope: string;
+  /** The client's Idempotency-Key. */
+  key: string;
+  method: string;
+  path: string;
+  /** The JSON body, as sent. */
+  body: unknown;
+}
+
+export interface RunOptions<Refusal> {
+  /**
+   * Whether a request that claimed a new key may go on: undefined admits,
+   * anything else refuses (and is returned), releasing the claim. Asked once
+   * per new key, right after its claim, so exactly the requests that claim
+   * are counted; never for an answer the key's row gives, nor for a
+   * takeover, which resumes a request admitted when it first claimed.
+   */
+  admit?: () => Promise<Refusal | undefined>;
+  /** Told the key's row once it is claimed (to name it in a log's context, say). */
+  onClaimed?: (claim: Claim) => void;
+}
+
+export interface Engine<Tx> {
+  readonly store: KeyStore<Tx>;
+  run<Input, Refusal = never>(
+    operation: Operation<Input, Tx>,
+    call: KeyedCall,
+    options?: RunOptions<Refusal>,
+  ): Promise<Outcome | Refusal>;
+  /** Resumes a key the recovery worker took over, from the request stored with it. */
+  resume(claim: Claim, stored: StoredKey): Promise<Outcome>;
+  readonly reporter: Reporter;
+}
+
+/** What a key keeps of its request, for a resume. */
+export interface StoredKey {
+  scope: string;
+  key: string;
+  operation: string;
+  fingerprint: string;
+  request: unknown;
+}
+
+export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
+  const { store } = options;
+  const reporter = options.reporter ?? silentReporter;
+  const operations = new Map<string, Operation<unknown, Tx>>();
+  for (const operation of options.operations) {
+    if (operations.has(operation.name))
+      throw new Error(`Two operations are named ${operation.name}`);
+    operations.set(operation.name, operation);
+  }
+  // By name: an app may build an operation per request (with its own
+  // settings), as long as the one registered under that name can resume it.
+  const registered = <Input>(operation: Operation<Input, Tx>) => {
+    if (!operations.has(operation.name))
+      throw new Error(
+        `Operation ${operation.name} is not one of the engine's operations: the recovery worker could not resume its keys`,
+      );
+  };
+
+  return {
+    store,
+    reporter,
+    async run(operation, call, runOptions = {}) {
+      registered(operation);
+      const parsed = operation.parse(call.body);
+      if (!parsed.ok) return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
+      const fingerprint = fingerprintRequest(call.method, call.path, call.body);
+      const claimed = await store.claim({
+        scope: call.scope,
+        key: call.key,
+        operation: operation.name,
+        fingerprint,
+        request: "stored" in parsed ? parsed.stored : call.body,
+        firstPoint: operation.phases[0]!.point,
+      });
+      switch (claimed.kind) {
+        case "replay":
+        case "fingerprint-mismatch":
+          return claimed;
+        case "in-flight":
+          return { kind: "in-flight", retryAfterSeconds: RETRY_AFTER_SECONDS.inFlight };
+      }
+      const { claim } = claimed;
+      runOptions.onClaimed?.(claim);
+      const { admit } = runOptions;
+      if (admit && !claim.tookOver) {
+        const refusal = await admitOrRelease(store, reporter, claim, admit);
+        if (refusal !== undefined) return refusal;
+      }
+      const request = { scope: call.scope, key: call.key, fingerprint, keyId: claim.keyId };
+      return attempt({ store, reporter }, operation, claim, request, parsed.input);
+    },
+    async resume(claim, stored) {
+      const operation = operations.get(stored.operation);
+      if (!operation) {
+        reporter.error("idempotency.unknown_operation", {
+          keyId: claim.keyId,
+          operation: stored.operation,
+        });
+        return { kind: "internal-error" };
+      }
+      const request = {
+        scope: stored.scope,
+        key: stored.key,
+        fingerprint: stored.fingerprint,
+        keyId: claim.keyId,
+      };
+      const parsed = operation.parse(stored.request);
+      if (!parsed.ok) {
+        // Only a request that parsed is ever stored, so the rules changed
+        // since. Before the key moved nothing happened and it can go; after,
+        // an effect may exist that must not be orphaned, so it stays in
+        // flight for someone to look at.
+        if (claim.moved)
+          reporter.error("idempotency.resume_request_invalid", {
+            keyId: claim.keyId,
+            point: claim.point,
+            detail: parsed.detail,
+          });
+        else await releaseQuietly(store, reporter, claim);
+        return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
+      }
+      return attempt({ store, reporter }, operation, claim, request, parsed.input);
+    },
+  };
+}
+
+/**
+ * Asks to admit a request whose new key it has just claimed. Nothing has
+ * happened under a claim this young, so a refusal (or a failure to decide)
+ * releases it: the same key works once the request is admitted.
+ */
+async function admitOrRelease<Tx, Refusal>(
+  store: KeyStore<Tx>,
+  reporter: Reporter,
+  claim: Claim,
+  admit: () => Promise<Refusal | undefined>,
+): Promise<Refusal | undefined> {
+  try {
+    const refusal = await admit();
+    if (refusal !== undefined) await releaseQuietly(store, reporter, claim);
+    return refusal;
+  } catch (error) {
+    await releaseQuietly(store, reporter, claim);
+    throw error;
+  }
+}
+
+interface Parts<Tx> {
+  store: KeyStore<Tx>;
+  reporter: Reporter;
+}
+
+/** Runs the operation from the claim's recovery point to the end, or turns its failure into an outcome. */
+async function attempt<Input, Tx>(
+  parts: Parts<Tx>,
+  operation: Operation<Input, Tx>,
+  claim: Claim,
+  request: KeyedRequest,
+  input: Input,
+): Promise<Outcome> {
+  const { store, reporter } = parts;
+  // Where this attempt took the key up (-1 for a point the operation no longer has, which fails below).
+  const startedAt = operation.phases.findIndex((phase) => phase.point === claim.point);
+  try {
+    const stored = await runPhases(store, operation, claim, request, input);
+    return { kind: "completed", stored };
+  } catch (error) {
+    if (releasable(operation, claim, startedAt, error))
+      await releaseQuietly(store, reporter, claim);
+    else if (error instanceof SideEffectOutcomeUnknown || error instanceof SideEffectRejected)
+      await endLeaseQuietly(store, reporter, claim);
+    return failureOutcome(parts, error, claim);
+  }
+}
+
+/**
+ * Whether a failed attempt may delete its key, so that a retry starts
+ * afresh: while the key never moved, nothing but the claim was written; a
+ * side effect that this attempt asked and the service refused outright
+ * released it too, if its phase says nothing before it wrote anything.
+ */
+function releasable<Input, Tx>(
+  operation: Operation<Input, Tx>,
+  claim: Claim,
+  startedAt: number,
+  error: unknown,
+): boolean {
+  if (!claim.moved) return true;
+  if (!(error instanceof SideEffectRejected)) return false;
+  const { phase, index } = phaseAt(operation, claim.point);
+  // A rejection proves only that this attempt's call did nothing; an
+  // earlier attempt that reached this phase may have called with success.
+  return phase.kind === "side-effect" && phase.rejectionReleasesKey === true && startedAt < index;
+}
+
+async function runPhases<Input, Tx>(
+  store: KeyStore<Tx>,
+  operation: Operation<Input, Tx>,
+  claim: Claim,
+  request: KeyedRequest,
+  input: Input,
+): Promise<StoredResponse> {
+  const resumed = claim.tookOver;
+  for (;;) {
+    const { phase, index } = phaseAt(operation, claim.point);
+    const context: PhaseContext<Input> = { request, input, progress: claim.progress, resumed };
+    const moveOf = (step: Step) => keyMove(operation, index, claim, step);
+    if (phase.kind === "atomic") {
+      const move = await store.commitPhase(claim, async (tx) =>
+        moveOf(await phase.run(context, tx)),
+      );
+      if ("response" in move) return move.response;
+      continue;
+    }
+    const move = moveOf(await runSideEffect(store, phase, claim, context));
+    // Lost in a crash, this commit only sends the key back to the side
+    // effect, which asks again under the same key: it need not wait for the disk.
+    await store.move(claim, move, { durable: "response" in move });
+    if ("response" in move) return move.response;
+  }
+}
+
+function runSideEffect<Input, Tx>(
+  store: KeyStore<Tx>,
+  phase: SideEffectPhase<Input>,
+  claim: Claim,
+  context: PhaseContext<Input>,
+): Promise<Step> {
+  const keyAt = (generation: number) =>
+    phase.sideEffectKey?.(context.request, generation) ??
+    sideEffectKeyOf(context.request, phase.point, generation);
+  const sideEffectContext = {
+    ...context,
+    sideEffectKey: keyAt(claim.sideEffectGeneration),
+    askedSince: claim.pointReachedAt,
+    async nextSideEffectKey() {
+      await store.nextSideEffectKey(claim);
+      sideEffectContext.sideEffectKey = keyAt(claim.sideEffectGeneration);
+      sideEffectContext.askedSince = claim.pointReachedAt;
+    },
+  };
+  return phase.run(sideEffectContext);
+}
+
+/** A phase's step as the store applies it: only forward, with everything kept so far. */
+function keyMove<Input, Tx>(
+  operation: Operation<Input, Tx>,
+  from: number,
+  claim: Claim,
+  step: Step,
+): KeyMove {
+  if ("response" in step) {
+    // A failure on our side is resumed or released, never answered from storage.
+    if (step.response.status >= 500)
+      throw new Error(
+        `Operation ${operation.name}: a ${step.response.status} response is never stored`,
+      );
+    return { response: step.response };
+  }
+  const to = operation.phases.findIndex((phase: Phase<Input, Tx>) => phase.point === step.to);
+  if (to <= from)
+    throw new Error(
+      `Operation ${operation.name}: the phase at ${claim.point} moves to ${step.to}, which is not a later phase${step.to === FINISHED ? " (return a response to finish)" : ""}`,
+    );
+  return { to: step.to, progress: { ...claim.progress, ...step.progress } };
+}
+
+// If ending the lease fails, the lease simply runs its course.
+async function endLeaseQuietly<Tx>(store: KeyStore<Tx>, reporter: Reporter, claim: Claim) {
+  try {
+    await store.endLease(claim);
+  } catch (error) {
+    reporter.warn("idempotency.end_lease_failed", { keyId: claim.keyId, error });
+  }
+}
+
+// If the release itself fails (the database just went away, say) the key is
+// still safe: its lease runs out and the next retry takes it over.
+async function releaseQuietly<Tx>(store: KeyStore<Tx>, reporter: Reporter, claim: Claim) {
+  try {
+    await store.release(claim);
+  } catch (error) {
+    reporter.warn("idempotency.release_failed", { keyId: claim.keyId, error });
+  }
+}
+
+function failureOutcome<Tx>({ store, reporter }: Parts<Tx>, error: unknown, claim: Claim): Outcome {
+  const fields = { keyId: claim.keyId, point: claim.point, error };
+  if (error instanceof LeaseLostError) {
+    reporter.warn("idempotency.lease_lost", fields);
+    return { kind: "lease-lost", retryAfterSeconds: RETRY_AFTER_SECONDS.leaseLost };
+  }
+  if (error instanceof SideEffectRejected) {
+    reporter.error("idempotency.side_effect_rejected", fields);
+    return { kind: "dependency-rejected", detail: error.detail };
+  }
+  if (error instanceof SideEffectOutcomeUnknown) {
+    reporter.warn("idempotency.side_effect_outcome_unknown", fields);
+    return {
+      kind: "dependency-unavailable",
+      detail: error.detail,
+      retryAfterSeconds: RETRY_AFTER_SECONDS.dependencyUnavailable,
+    };
+  }
+  if (store.isUnavailable(error)) {
+    reporter.error("idempotency.database_unavailable", fields);
+    return {
+      kind: "database-unavailable",
+      retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable,
+    };
+  }
+  reporter.error("idempotency.operation_failed", fields);
+  return { kind: "internal-error" };
+}

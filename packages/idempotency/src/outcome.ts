@@ -1,0 +1,41 @@
+import type { FieldError } from "./operation.js";
+import type { StoredResponse } from "./stored-response.js";
+
+/**
+ * Everything the engine can decide about a request, as one union. What each
+ * means in HTTP is the adapter's (fetch.ts); the engine speaks no HTTP.
+ */
+export type Outcome =
+  // Refused before anything is written: the key stays usable.
+  | { kind: "invalid-body"; detail: string; errors: FieldError[] }
+  // Decided by the key's existing row.
+  | { kind: "replay"; stored: StoredResponse }
+  | { kind: "in-flight"; retryAfterSeconds: number }
+  | { kind: "fingerprint-mismatch" }
+  // This attempt's own result.
+  | { kind: "completed"; stored: StoredResponse }
+  // Failures on our side.
+  | { kind: "lease-lost"; retryAfterSeconds: number }
+  | { kind: "database-unavailable"; retryAfterSeconds: number }
+  | { kind: "internal-error" }
+  // A side effect's service refused the call, or did not answer.
+  | { kind: "dependency-rejected"; detail: string }
+  | { kind: "dependency-unavailable"; detail: string; retryAfterSeconds: number };
+
+/**
+ * How long a client is told to wait (Retry-After) before it sends the same
+ * key again, by why it has no answer yet.
+ */
+export const RETRY_AFTER_SECONDS = {
+  // Another attempt holds the key; most finish within a second, and a
+  // shorter wait would only turn into more 409s.
+  inFlight: 1,
+  // This attempt lost the key to a takeover: the new holder is running it.
+  leaseLost: 1,
+  // The service did not answer; the lease is already handed back, so the
+  // retry resumes the key as soon as the service answers again.
+  dependencyUnavailable: 1,
+  // Long enough for a connection pool to find the database again after a
+  // blip, short enough that a client is not kept waiting.
+  databaseUnavailable: 2,
+} as const;

@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import type pg from "pg";
+import { isDatabaseUnavailable } from "./database-errors.js";
+import { watchedQuery, withClient } from "./replicated-commit.js";
+import { SqlKeyStore, type SqlConnection } from "./sql-key-store.js";
+import type { KeyStore, KeyTimings } from "./store.js";
+
+/**
+ * The key store on a `pg` pool. An atomic phase's `tx` is a client of the
+ * pool inside BEGIN … COMMIT: write with `tx.query`, never the pool.
+ */
+export type PgTransaction = pg.PoolClient;
+
+export interface PgStoreOptions extends KeyTimings {
+  /**
+   * "prepared" (the default): each statement is parsed and planned once per
+   * connection, then only bound and run; a short statement takes well under
+   * half the time. "unnamed": parsed every time, as a pooler in transaction
+   * mode (PgBouncer) needs, since a prepared statement lives in one server
+   * session.
+   */
+  statements?: "prepared" | "unnamed";
+}
+
+export function pgStore(pool: pg.Pool, options: PgStoreOptions): KeyStore<PgTransaction> {
+  const { statements = "prepared", ...timings } = options;
+  return new SqlKeyStore(pgConnection(pool, statements), timings);
+}
+
+/**
+ * Runs the store's statements on the pool. Every one is watched for a
+ * commit whose wait for a synchronous standby was cancelled: PostgreSQL
+ * reports it as a success with a warning, though only this primary has it,
+ * and it is an error here (replicated-commit.ts).
+ */
+export function pgConnection(
+  pool: pg.Pool,
+  statements: "prepared" | "unnamed",
+): SqlConnection<PgTransaction> {
+  const nameOf = statementNamer();
+  const config = (text: string, values: readonly unknown[]): pg.QueryConfig => {
+    const name = statements === "prepared" ? nameOf(text) : undefined;
+    return { text, values: [...values], ...(name && { name }) };
+  };
+  return {
+    async query<Row>(text: string, values: readonly unknown[]) {
+      return withClient(
+        pool,
+        async (client) => (await watchedQuery(client, config(text, values))).rows as Row[],
+      );
+    },
+    async transaction(work) {
+      const client = await pool.connect();
+      // Set when even the ROLLBACK fails: the connection is broken, and is closed rather than reused.
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const result = await work(client, async <Row>(text: string, values: readonly unknown[]) => {
+          return (await client.query(config(text, values))).rows as Row[];
+        });
+        await watchedQuery(client, { text: "COMMIT" });
+        return result;
+      } catch (error) {
+        broken = await client.query("ROLLBACK").then(
+          () => undefined,
+          (rollbackError: unknown) =>
+            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
+        );
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+    isUnavailable: isDatabaseUnavailable,
+  };
+}
+
+// Statement names are a hash of the text, so one name always means one
+// text. The store's texts are a handful; the bound only keeps a caller that
+// built texts from values from making every connection keep them all.
+const MAX_PREPARED_TEXTS = 200;
+
+function statementNamer(): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_PREPARED_TEXTS) {
+      name = `idempotency_${createHash("sha256").update(text).digest("base64url").slice(0, 32)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+}
+
+export {
+  isCancelledReplicationWait,
+  queryReplicated,
+  UnreplicatedCommitError,
+} from "./replicated-commit.js";

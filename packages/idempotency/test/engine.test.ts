@@ -1,0 +1,333 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  createEngine,
+  defineOperation,
+  recoverAbandonedKeys,
+  type Engine,
+  type KeyedCall,
+  type Operation,
+} from "../src/index.js";
+import { openTestDatabase, type TestDatabase } from "./support/database.js";
+import {
+  STORE_KINDS,
+  storeUnderTest,
+  type StoreKind,
+  type StoreUnderTest,
+} from "./support/stores.js";
+import {
+  Crash,
+  IdempotentService,
+  ledgerOperation,
+  type LedgerInput,
+  type CrashPoint,
+} from "./support/ledger-operation.js";
+
+describe.each(STORE_KINDS)("the engine on the %s store", (kind) => engineTests(kind));
+
+/** `Tx` is the store's transaction: a pg client, or Prisma's transaction client. */
+function engineTests<Tx>(kind: StoreKind) {
+  let database: TestDatabase;
+  let service: IdempotentService;
+  let crashAt: CrashPoint | undefined;
+  let engine: Engine<Tx>;
+  let operation: Operation<LedgerInput, Tx>;
+  let underTest: StoreUnderTest<Tx>;
+  let scopeNumber = 0;
+  let scope: string;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    underTest = storeUnderTest(kind, database, {
+      leaseSeconds: 30,
+      ttlSeconds: 3600,
+    }) as unknown as StoreUnderTest<Tx>;
+  });
+  afterAll(async () => {
+    await underTest?.close();
+    await database?.close();
+  });
+
+  const ledger = (options: Parameters<typeof ledgerOperation>[2] = {}) =>
+    ledgerOperation<Tx>(service, (tx, row) => underTest.writeEffect(tx, row), options);
+
+  beforeEach(() => {
+    service = new IdempotentService();
+    crashAt = undefined;
+    operation = ledger({
+      onPoint: (point) => {
+        if (point === crashAt) throw new Crash(point);
+      },
+    });
+    engine = createEngine({ store: underTest.store, operations: [operation] });
+    scope = `tenant-${++scopeNumber}`;
+  });
+
+  const call = (key: string, body: unknown = { amount: 100 }): KeyedCall => ({
+    scope,
+    key,
+    method: "POST",
+    path: "/ledger",
+    body,
+  });
+
+  async function effects(label: string): Promise<number> {
+    const [row] = await database.rows<{ count: number }>(
+      `SELECT count(*)::int AS count FROM effects WHERE scope = $1 AND label = $2`,
+      [scope, label],
+    );
+    return row!.count;
+  }
+
+  async function keyRow(key: string) {
+    const [row] = await database.rows<{ state: string; recovery_point: string; progress: unknown }>(
+      `SELECT state, recovery_point, progress FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
+      [scope, key],
+    );
+    return row;
+  }
+
+  /** As if the attempt's process died: its lease has run out. */
+  async function expireLease(key: string) {
+    await database.rows(
+      `UPDATE idempotency_keys SET lease_expires_at = now() - interval '1 second' WHERE scope = $1 AND idem_key = $2`,
+      [scope, key],
+    );
+  }
+
+  describe("an operation under a key", () => {
+    it("runs its phases once and stores the response with the last commit", async () => {
+      const outcome = await engine.run(operation, call("k1"));
+      expect(outcome).toEqual({
+        kind: "completed",
+        stored: {
+          status: 201,
+          headers: { "Content-Type": "application/json" },
+          body: { receipt: "receipt-1-100" },
+        },
+      });
+      expect(await effects("reserved")).toBe(1);
+      expect(await effects("recorded")).toBe(1);
+      expect(await keyRow("k1")).toMatchObject({ state: "complete", recovery_point: "finished" });
+    });
+
+    it("answers a repeat from the stored response and runs nothing again", async () => {
+      const first = await engine.run(operation, call("k1"));
+      const again = await engine.run(operation, call("k1", { amount: 100 }));
+      expect(again).toEqual({ kind: "replay", stored: (first as { stored: unknown }).stored });
+      expect(service.calls).toBe(1);
+      expect(await effects("recorded")).toBe(1);
+    });
+
+    it("refuses the key for a different request (422) and leaves the first result alone", async () => {
+      await engine.run(operation, call("k1", { amount: 100 }));
+      expect(await engine.run(operation, call("k1", { amount: 200 }))).toEqual({
+        kind: "fingerprint-mismatch",
+      });
+      expect(service.calls).toBe(1);
+    });
+
+    it("refuses a body the operation does not take, and stores nothing", async () => {
+      const outcome = await engine.run(operation, call("k1", { amount: -1 }));
+      expect(outcome).toMatchObject({ kind: "invalid-body" });
+      expect(await keyRow("k1")).toBeUndefined();
+    });
+
+    it("keeps two scopes' keys apart", async () => {
+      await engine.run(operation, call("shared-key"));
+      const other = { ...call("shared-key"), scope: `${scope}-other` };
+      expect(await engine.run(operation, other)).toMatchObject({ kind: "completed" });
+      expect(service.effects).toBe(2);
+    });
+
+    it("answers 409 while another attempt holds the key", async () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const holding = ledger({ name: "holding", beforeCall: () => held });
+      const holdingEngine = createEngine({ store: engine.store, operations: [holding] });
+      const first = holdingEngine.run(holding, call("k1"));
+      await expect.poll(async () => (await keyRow("k1"))?.recovery_point).toBe("calling");
+      expect(await holdingEngine.run(holding, call("k1"))).toEqual({
+        kind: "in-flight",
+        retryAfterSeconds: 1,
+      });
+      release();
+      expect(await first).toMatchObject({ kind: "completed" });
+    });
+
+    it("releases a key a refused admission claimed, so the same key works later", async () => {
+      const refused = await engine.run(operation, call("k1"), {
+        admit: async () => "too many" as const,
+      });
+      expect(refused).toBe("too many");
+      expect(await keyRow("k1")).toBeUndefined();
+      expect(await engine.run(operation, call("k1"))).toMatchObject({ kind: "completed" });
+    });
+  });
+
+  describe("a failed attempt", () => {
+    it("releases the key when its first phase fails: its writes rolled back, the retry starts afresh", async () => {
+      crashAt = "in-first-phase";
+      expect(await engine.run(operation, call("k1"))).toEqual({ kind: "internal-error" });
+      expect(await keyRow("k1")).toBeUndefined();
+      expect(await effects("reserved")).toBe(0);
+      crashAt = undefined;
+      expect(await engine.run(operation, call("k1"))).toMatchObject({ kind: "completed" });
+      expect(await effects("reserved")).toBe(1);
+    });
+
+    it("keeps the key when the service's answer is lost, and the retry finishes it with one effect", async () => {
+      service.nextFailure = "lost";
+      expect(await engine.run(operation, call("k1"))).toMatchObject({
+        kind: "dependency-unavailable",
+        retryAfterSeconds: 1,
+      });
+      expect(await keyRow("k1")).toMatchObject({ state: "in_flight", recovery_point: "calling" });
+      // Its lease was ended, so the retry takes it over at once.
+      expect(await engine.run(operation, call("k1"))).toMatchObject({
+        kind: "completed",
+        stored: { body: { receipt: "receipt-1-100" } },
+      });
+      expect(service.calls).toBe(2);
+      expect(service.effects).toBe(1);
+      expect(await effects("reserved")).toBe(1);
+      expect(await effects("recorded")).toBe(1);
+    });
+
+    it("keeps a key whose first phase wrote when the service refuses, rather than orphan the write", async () => {
+      service.nextFailure = "rejected";
+      expect(await engine.run(operation, call("k1"))).toMatchObject({
+        kind: "dependency-rejected",
+      });
+      expect(await keyRow("k1")).toMatchObject({ state: "in_flight", recovery_point: "calling" });
+      // Its lease was ended: the retry resumes it at once, and the reservation is not made twice.
+      expect(await engine.run(operation, call("k1"))).toMatchObject({ kind: "completed" });
+      expect(await effects("reserved")).toBe(1);
+    });
+
+    for (const point of ["after-call", "in-last-phase"] as const) {
+      it(`dies ${point}: the recovery worker finishes it, with one effect and one of each row`, async () => {
+        crashAt = point;
+        expect(await engine.run(operation, call("k1"))).toEqual({ kind: "internal-error" });
+        crashAt = undefined;
+        expect(await keyRow("k1")).toMatchObject({ state: "in_flight" });
+        await expireLease("k1");
+        const report = await recoverAbandonedKeys(engine, { batchSize: 10 });
+        // Other tests' abandoned keys may be finished in the same run.
+        expect(report).toMatchObject({ failed: 0 });
+        expect(report.completed).toBeGreaterThanOrEqual(1);
+        expect(await keyRow("k1")).toMatchObject({ state: "complete" });
+        expect(service.effects).toBe(1);
+        expect(await effects("reserved")).toBe(1);
+        expect(await effects("recorded")).toBe(1);
+        expect(await engine.run(operation, call("k1"))).toMatchObject({
+          kind: "replay",
+          stored: { body: { receipt: "receipt-1-100" } },
+        });
+      });
+    }
+
+    it("is taken over by a retry once its lease runs out, and resumed where it stopped", async () => {
+      crashAt = "after-call";
+      await engine.run(operation, call("k1"));
+      crashAt = undefined;
+      expect(await engine.run(operation, call("k1"))).toMatchObject({ kind: "in-flight" });
+      await expireLease("k1");
+      expect(await engine.run(operation, call("k1"))).toMatchObject({ kind: "completed" });
+      expect(service.effects).toBe(1);
+      expect(await effects("reserved")).toBe(1);
+    });
+
+    it("moves on to a fresh side-effect key when the service proves the current one dead", async () => {
+      const dead = ledger({ name: "dead-keys" });
+      const calling = dead.phases[1]!;
+      if (calling.kind !== "side-effect") throw new Error("phase 2 is the side effect");
+      const seen: string[] = [];
+      const retrying = {
+        ...calling,
+        async run(context: Parameters<typeof calling.run>[0]) {
+          seen.push(context.sideEffectKey);
+          if (seen.length === 1) {
+            service.deadKeys.add(context.sideEffectKey);
+            await context.nextSideEffectKey();
+            seen.push(context.sideEffectKey);
+          }
+          return calling.run(context);
+        },
+      };
+      const deadOperation = { ...dead, phases: [dead.phases[0]!, retrying, dead.phases[2]!] };
+      const deadEngine = createEngine({ store: engine.store, operations: [deadOperation] });
+      expect(await deadEngine.run(deadOperation, call("k1"))).toMatchObject({ kind: "completed" });
+      expect(seen).toHaveLength(2);
+      expect(seen[1]).toBe(`${seen[0]}.1`);
+    });
+  });
+
+  describe("a crashed key nobody comes back for", () => {
+    it("is released by the recovery worker when it never moved past its claim", async () => {
+      // A claim whose attempt died before its first commit.
+      await database.rows(
+        `INSERT INTO idempotency_keys (scope, idem_key, operation, fingerprint, recovery_point, lease_owner, lease_expires_at, expires_at)
+         VALUES ($1, 'k1', 'ledger', repeat('0', 64), 'started', gen_random_uuid(), now() - interval '1 second', now() + interval '1 hour')`,
+        [scope],
+      );
+      expect(await recoverAbandonedKeys(engine, { batchSize: 10 })).toMatchObject({ released: 1 });
+      expect(await keyRow("k1")).toBeUndefined();
+    });
+  });
+
+  describe("identical requests at once", () => {
+    it.runIf(process.env.DATABASE_URL)(
+      "run the operation once; every other one is answered from the key",
+      async () => {
+        const outcomes = await Promise.all(
+          Array.from({ length: 25 }, () => engine.run(operation, call("storm"))),
+        );
+        const kinds = outcomes.map((outcome) => outcome.kind);
+        expect(kinds.filter((kind) => kind === "completed")).toHaveLength(1);
+        expect(kinds.every((kind) => ["completed", "replay", "in-flight"].includes(kind))).toBe(
+          true,
+        );
+        expect(service.effects).toBe(1);
+        expect(await effects("reserved")).toBe(1);
+        expect(await effects("recorded")).toBe(1);
+      },
+    );
+  });
+
+  describe("defineOperation", () => {
+    it("refuses an operation that starts with a side effect", () => {
+      expect(() => defineOperation({ ...ledger({}), phases: [ledger({}).phases[1]!] })).toThrow(
+        /first phase must be atomic/,
+      );
+    });
+
+    it("refuses two phases at one point, and the completed key's point", () => {
+      const [first, second] = ledger({}).phases;
+      expect(() => defineOperation({ ...ledger({}), phases: [first!, first!] })).toThrow(
+        /two phases/,
+      );
+      expect(() =>
+        defineOperation({ ...ledger({}), phases: [first!, { ...second!, point: "finished" }] }),
+      ).toThrow(/completed key's point/);
+    });
+
+    it("will not let a phase move the key backwards", async () => {
+      const [first, second, third] = ledger({}).phases;
+      if (third?.kind !== "atomic") throw new Error("phase 3 is atomic");
+      const looping = defineOperation({
+        ...ledger({}),
+        name: "looping",
+        phases: [first!, second!, { ...third, run: async () => ({ to: "started" }) }],
+      });
+      const loopingEngine = createEngine({ store: engine.store, operations: [looping] });
+      expect(await loopingEngine.run(looping, call("k1"))).toEqual({ kind: "internal-error" });
+      expect(await keyRow("k1")).toMatchObject({ state: "in_flight", recovery_point: "recording" });
+    });
+
+    it("will not run an operation the engine could not recover", async () => {
+      await expect(engine.run(ledger({ name: "unregistered" }), call("k1"))).rejects.toThrow(
+        /not one of the engine's operations/,
+      );
+    });
+  });
+}
