@@ -41,7 +41,7 @@ const serverEnvSchema = z.object({
   IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   // Which idempotency store runs the checkout: `sql` (plain SQL, one
   // statement per step) or `prisma` (the ORM and an interactive transaction).
-  // Both pass one contract suite; DESIGN.md says which to copy when.
+  // Both pass one contract suite; docs/stores.md says which to copy when.
   IDEMPOTENCY_STORE: z.enum(["sql", "prisma"]).default("sql"),
   // The recovery worker: how often it looks for keys whose attempt died, and
   // how many it handles per run. 0 switches it off (tests drive it directly).

@@ -22,7 +22,7 @@ export interface CheckoutRequestIdentity {
  * different cart is a new charge; reused for the same cart while the
  * provider still remembers it, the provider answers with the old charge,
  * which the database already records, and the checkout refuses the request
- * (DESIGN.md, "A provider key that outlives its row").
+ * (docs/stores.md, "A provider key that outlives its row").
  *
  * `generation` counts the request's provider keys that the provider proved
  * can never charge (a stored 500 it replays, and a search that finds

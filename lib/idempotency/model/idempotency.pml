@@ -2,7 +2,7 @@
  * The idempotency protocol of lib/idempotency, as a SPIN model: three
  * concurrent attempts of one request (one Idempotency-Key), the recovery
  * worker, the reaper, lease and TTL expiry, and a crash of any attempt at any
- * step. DESIGN.md ("The protocol, model-checked") maps each step to the
+ * step. docs/protocol-model.md maps each step to the
  * statement it stands for; change the two with the code.
  *
  * Each SQL statement is one atomic step, with its WHERE clause as written in
@@ -57,7 +57,7 @@
 byte row_state = ABSENT;
 byte row_id = NO_ROW;          /* its UUID, which the model also takes as its provider key: the worst
                                   case, since paymentProviderKey names the request and the rows of one
-                                  request share it (DESIGN.md, "A provider key that outlives its row") */
+                                  request share it (docs/stores.md, "A provider key that outlives its row") */
 byte rp = CLAIMED;             /* recovery_point */
 byte lease_owner = NOBODY;
 bool lease_expired = false;    /* lease_expires_at <= now() */
@@ -375,7 +375,7 @@ end:
  * Time passes. Any lease may run out at any moment, whether or not its holder
  * is alive (a stalled attempt is a live one whose lease ran out). The TTL
  * (24 h) passes only once every attempt has ended: clients stop retrying
- * within 60 s (DESIGN.md, the browser client), and a request after the TTL
+ * within 60 s (docs/browser-client.md), and a request after the TTL
  * is a new one, which may rightly be charged again.
  */
 proctype Clock() {

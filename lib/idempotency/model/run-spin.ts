@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 /**
- * Runs SPIN on idempotency.pml the way DESIGN.md ("The protocol,
- * model-checked") says to by hand: generate the verifier, compile it, search
+ * Runs SPIN on idempotency.pml the way docs/protocol-model.md ("The
+ * protocol, model-checked") says to by hand: generate the verifier, compile it, search
  * every state. Each run gets a directory of its own, since SPIN writes pan.c
  * and the trail beside the model.
  */
@@ -14,7 +14,8 @@ export const MODEL_FILE = path.join(import.meta.dirname, "idempotency.pml");
 
 /**
  * The broken variants, each a macro in idempotency.pml, and the property its
- * shortest counterexample breaks (DESIGN.md tells each one's story).
+ * shortest counterexample breaks (docs/protocol-model.md tells each one's
+ * story).
  */
 export const BROKEN_VARIANTS = {
   NO_LEASE_CHECK_ON_COMPLETE: "orders<=1",
