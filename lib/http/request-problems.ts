@@ -1,3 +1,4 @@
+import { PROBLEMS as BODY_PROBLEMS } from "@oncepay/idempotency/fetch";
 import { RETRY_AFTER_HEADER, WWW_AUTHENTICATE_HEADER } from "@/lib/http/headers";
 import { problemResponse, problemType } from "@/lib/http/problem";
 
@@ -17,20 +18,13 @@ export const REQUEST_PROBLEMS = {
     title: "More than one session cookie",
   },
   "cross-site": { status: 403, slug: "cross-site-request", title: "Cross-site request refused" },
-  "unsupported-media-type": {
-    status: 415,
-    slug: "unsupported-media-type",
-    title: "Unsupported media type",
-  },
-  "body-too-large": { status: 413, slug: "body-too-large", title: "Request body too large" },
-  "body-incomplete": { status: 400, slug: "body-incomplete", title: "Request body incomplete" },
-  "malformed-json": { status: 400, slug: "malformed-json", title: "Malformed JSON" },
-  "unacceptable-json": {
-    status: 400,
-    slug: "unacceptable-json",
-    title: "JSON the server does not accept",
-  },
-  "invalid-body": { status: 400, slug: "invalid-body", title: "Invalid request body" },
+  // The body's problems: the engine's reader finds them, and its table names them.
+  "unsupported-media-type": BODY_PROBLEMS["unsupported-media-type"],
+  "body-too-large": BODY_PROBLEMS["body-too-large"],
+  "body-incomplete": BODY_PROBLEMS["body-incomplete"],
+  "malformed-json": BODY_PROBLEMS["malformed-json"],
+  "unacceptable-json": BODY_PROBLEMS["unacceptable-json"],
+  "invalid-body": BODY_PROBLEMS["invalid-body"],
   "rate-limited": { status: 429, slug: "rate-limited", title: "Too many requests" },
 } as const satisfies Record<string, { status: number; slug: string; title: string }>;
 

@@ -1,3 +1,4 @@
+import { PROBLEMS as ENGINE_PROBLEMS } from "@oncepay/idempotency/fetch";
 import { problemResponse, problemType, type ProblemDetails } from "@/lib/http/problem";
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -46,49 +47,12 @@ type OutcomeKind = Outcome["kind"];
 type ProblemKind = Exclude<OutcomeKind, "replay" | "completed">;
 
 const PROBLEMS: Record<ProblemKind, { status: number; slug: string; title: string }> = {
-  // 401, 413, 415 and the 400s for the body: the same on every endpoint.
+  // The engine's answers (the key, the body, the key's row, our failures and
+  // the provider's), as the package's adapter gives them.
+  ...ENGINE_PROBLEMS,
+  // 401, 403 and 429, and the body's, which the same table holds: the same on every endpoint.
   ...REQUEST_PROBLEMS,
-  "key-missing": {
-    status: 400,
-    slug: "idempotency-key-missing",
-    title: `${IDEMPOTENCY_KEY_HEADER} header missing`,
-  },
-  "key-invalid": {
-    status: 400,
-    slug: "idempotency-key-invalid",
-    title: `${IDEMPOTENCY_KEY_HEADER} header invalid`,
-  },
-  "key-repeated": {
-    status: 400,
-    slug: "idempotency-key-repeated",
-    title: `More than one ${IDEMPOTENCY_KEY_HEADER} header`,
-  },
-  "in-flight": {
-    status: 409,
-    slug: "request-in-progress",
-    title: "A request with this key is still in progress",
-  },
-  "fingerprint-mismatch": {
-    status: 422,
-    slug: "idempotency-key-reused",
-    title: "Idempotency key reused with a different request",
-  },
-  "lease-lost": {
-    status: 409,
-    slug: "request-in-progress",
-    title: "A request with this key is still in progress",
-  },
   ...SERVER_PROBLEMS,
-  "dependency-rejected": {
-    status: 502,
-    slug: "dependency-rejected",
-    title: "A service this request needs refused it",
-  },
-  "dependency-unavailable": {
-    status: 503,
-    slug: "dependency-unavailable",
-    title: "A service this request needs did not answer",
-  },
 };
 
 export function outcomeToResponse(outcome: Outcome): Response {
