@@ -20,6 +20,9 @@ CREATE TABLE idempotency_keys (
   -- When the key last moved (or its side-effect key changed); NULL while it
   -- is at its first point, when nothing but the claim was ever written.
   point_reached_at       timestamptz(3),
+  -- When the key reached each point it moved to ({"point": time}), for
+  -- people reading its story; the engine decides nothing from it.
+  points_reached         jsonb NOT NULL DEFAULT '{}',
   -- Which of the request's side-effect keys is current.
   side_effect_generation integer NOT NULL DEFAULT 0,
   lease_owner            uuid,

@@ -60,8 +60,11 @@ export interface RunOptions<Refusal> {
    * takeover, which resumes a request admitted when it first claimed.
    */
   admit?: () => Promise<Refusal | undefined>;
-  /** Told the key's row once it is claimed (to name it in a log's context, say). */
-  onClaimed?: (claim: Claim) => void;
+  /**
+   * Told the key's row once it is claimed or taken over, with the request as
+   * the phases see it (to name both in a log's context, say).
+   */
+  onClaimed?: (claim: Claim, request: KeyedRequest) => void;
 }
 
 export interface Engine<Tx> {
@@ -127,13 +130,13 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
           return { kind: "in-flight", retryAfterSeconds: RETRY_AFTER_SECONDS.inFlight };
       }
       const { claim } = claimed;
-      runOptions.onClaimed?.(claim);
+      const request = { scope: call.scope, key: call.key, fingerprint, keyId: claim.keyId };
+      runOptions.onClaimed?.(claim, request);
       const { admit } = runOptions;
       if (admit && !claim.tookOver) {
         const refusal = await admitOrRelease(store, reporter, claim, admit);
         if (refusal !== undefined) return refusal;
       }
-      const request = { scope: call.scope, key: call.key, fingerprint, keyId: claim.keyId };
       return attempt({ store, reporter }, operation, claim, request, parsed.input);
     },
     async resume(claim, stored) {

@@ -89,10 +89,13 @@ const FIND_ABANDONED = `SELECT id::text AS "keyId", scope, idem_key AS key, oper
 const HELD = `id = $1::uuid AND lease_owner = $2::uuid AND state = 'in_flight'`;
 
 // clock_timestamp(), not now(): inside a phase's transaction now() is when
-// it began, and the lease is renewed from the moment of the move.
+// it began, and the lease is renewed from the moment of the move. Read once
+// (`moved.at`), so the point's two records of its time agree.
 const moveStatement = (durable: boolean) => `UPDATE idempotency_keys
-    SET recovery_point = $3, progress = $4::jsonb, point_reached_at = clock_timestamp(),
-        lease_expires_at = clock_timestamp() + make_interval(secs => $5::int)
+    SET recovery_point = $3::text, progress = $4::jsonb, point_reached_at = moved.at,
+        points_reached = points_reached || jsonb_build_object($3::text, moved.at),
+        lease_expires_at = moved.at + make_interval(secs => $5::int)
+   FROM (SELECT clock_timestamp()::timestamptz(3) AS at) AS moved
   WHERE ${HELD}${durable ? "" : ` AND ${ASYNC_COMMIT}`}
   RETURNING point_reached_at`;
 
@@ -114,6 +117,8 @@ const NEXT_SIDE_EFFECT_KEY = `UPDATE idempotency_keys
 const END_LEASE = `UPDATE idempotency_keys SET lease_expires_at = date_trunc('milliseconds', now()) WHERE ${HELD}`;
 
 const RELEASE = `DELETE FROM idempotency_keys WHERE ${HELD}`;
+
+const STILL_HELD = `SELECT FROM idempotency_keys WHERE ${HELD}`;
 
 // SKIP LOCKED: the reaper never waits on, nor blocks, an attempt that holds
 // a key's row, and several instances reaping at once share the work.
@@ -231,15 +236,33 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
   }
 
   async commitPhase(claim: Claim, phase: (tx: Tx) => Promise<KeyMove>): Promise<KeyMove> {
-    const { move, reachedAt } = await this.connection.transaction(async (tx, query) => {
-      const decided = await phase(tx);
-      // Last, so the key's row is locked only for the commit; if another
-      // attempt took it over meanwhile, this matches nothing and the throw
-      // rolls back the phase's writes with it.
-      return { move: decided, reachedAt: await this.applyMove(query, claim, decided, true) };
-    });
+    const { move, reachedAt } = await this.connection
+      .transaction(async (tx, query) => {
+        const decided = await phase(tx);
+        // Last, so the key's row is locked only for the commit; if another
+        // attempt took it over meanwhile, this matches nothing and the throw
+        // rolls back the phase's writes with it.
+        return { move: decided, reachedAt: await this.applyMove(query, claim, decided, true) };
+      })
+      .catch(async (error: unknown) => {
+        throw (await this.lostMeanwhile(claim, error)) ? new LeaseLostError(claim.keyId) : error;
+      });
     this.follow(claim, move, reachedAt);
     return move;
+  }
+
+  /**
+   * Whether a phase failed because another attempt took the key over: its
+   * writes can collide with the new holder's (a unique index) before its
+   * move would have found the key gone, and that attempt is told the lease
+   * was lost, as if the move had run. Asked only on failure.
+   */
+  private async lostMeanwhile(claim: Claim, error: unknown): Promise<boolean> {
+    if (error instanceof LeaseLostError || this.connection.isUnavailable(error)) return false;
+    const held = await this.connection
+      .query(STILL_HELD, [claim.keyId, claim.leaseOwner])
+      .catch(() => [undefined]);
+    return held.length === 0;
   }
 
   async move(claim: Claim, move: KeyMove, { durable }: { durable: boolean }): Promise<void> {

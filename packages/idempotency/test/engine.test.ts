@@ -79,8 +79,15 @@ function engineTests<Tx>(kind: StoreKind) {
   }
 
   async function keyRow(key: string) {
-    const [row] = await database.rows<{ state: string; recovery_point: string; progress: unknown }>(
-      `SELECT state, recovery_point, progress FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
+    const [row] = await database.rows<{
+      id: string;
+      scope: string;
+      fingerprint: string;
+      state: string;
+      recovery_point: string;
+      progress: unknown;
+    }>(
+      `SELECT id::text, scope, fingerprint, state, recovery_point, progress FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
       [scope, key],
     );
     return row;
@@ -161,6 +168,23 @@ function engineTests<Tx>(kind: StoreKind) {
       expect(refused).toBe("too many");
       expect(await keyRow("k1")).toBeUndefined();
       expect(await engine.run(operation, call("k1"))).toMatchObject({ kind: "completed" });
+    });
+    it("tells the claim's row and the request as the phases see it, before it admits", async () => {
+      const told: { keyId: string; scope: string; key: string; fingerprint: string }[] = [];
+      const admittedAfter: number[] = [];
+      const outcome = await engine.run(operation, call("k1"), {
+        onClaimed: (claim, request) => told.push({ ...request, keyId: claim.keyId }),
+        admit: async () => {
+          admittedAfter.push(told.length);
+          return undefined;
+        },
+      });
+      expect(outcome).toMatchObject({ kind: "completed" });
+      const row = await keyRow("k1");
+      expect(told).toEqual([
+        { scope: row!.scope, key: "k1", fingerprint: row!.fingerprint, keyId: row!.id },
+      ]);
+      expect(admittedAfter).toEqual([1]);
     });
   });
 

@@ -107,6 +107,7 @@ function contractTests<Tx>(kind: StoreKind) {
         operation: "ledger",
         request: { amount: 100 },
         point_reached_at: null,
+        points_reached: {},
       });
     });
 
@@ -155,7 +156,12 @@ function contractTests<Tx>(kind: StoreKind) {
         recovery_point: "calling",
         progress: { reserved: 1 },
       });
-      expect((await keyRow(request))?.point_reached_at).toBeInstanceOf(Date);
+      const row = await keyRow(request);
+      expect(row?.point_reached_at).toBeInstanceOf(Date);
+      expect(Object.keys(row?.points_reached as object)).toEqual(["calling"]);
+      expect(Date.parse((row?.points_reached as { calling: string }).calling)).toBe(
+        (row?.point_reached_at as Date).getTime(),
+      );
       expect(await effectsOf(request.scope)).toBe(1);
     });
 
@@ -273,6 +279,24 @@ function contractTests<Tx>(kind: StoreKind) {
         state: "in_flight",
         recovery_point: "started",
       });
+    });
+
+    it("tells an old holder whose phase failed after a takeover that it lost the key, not its phase's error", async () => {
+      const { request, claim } = await claimFresh();
+      const stale = { ...claim };
+      await expireLease(request);
+      expect(await store.takeOver(claim.keyId)).toBeDefined();
+      // Its writes collide with the new holder's (a unique index, say) before its move could run.
+      const collided = store.commitPhase(stale, async () => {
+        throw new Error("duplicate key value violates unique constraint");
+      });
+      await expect(collided).rejects.toBeInstanceOf(LeaseLostError);
+      // The holder's own failure stays its own.
+      const { claim: held } = await claimFresh();
+      const failed = store.commitPhase(held, async () => {
+        throw new Error("the phase's own bug");
+      });
+      await expect(failed).rejects.toThrow("the phase's own bug");
     });
 
     it("ends at once when the attempt hands it back, so the next retry takes over without waiting", async () => {
