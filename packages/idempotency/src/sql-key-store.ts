@@ -23,7 +23,11 @@ import type { StoredResponse } from "./stored-response.js";
 export interface SqlConnection<Tx> {
   /** Runs one statement with `$1…` parameters. */
   query<Row>(text: string, values: readonly unknown[]): Promise<Row[]>;
-  /** Runs `work` in one transaction: `tx` is the operation's, `query` runs the key's statement inside it. */
+  /**
+   * Runs `work` in one transaction: `tx` is the operation's, `query` runs
+   * the key's statement inside it (a store may run that statement alone
+   * when the operation wrote nothing: one statement is a transaction).
+   */
   transaction<T>(work: (tx: Tx, query: SqlConnection<Tx>["query"]) => Promise<T>): Promise<T>;
   isUnavailable(error: unknown): boolean;
 }
