@@ -1,6 +1,5 @@
 import { serverEnv } from "@/lib/env";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
-import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
 import { deleteEndedWindows } from "@/lib/limits/rate-limit";
 import { errorFields, log } from "@/lib/log";
 import { observeReaperRun, observeRecoveryRun } from "@/lib/observability/metrics";
@@ -19,9 +18,7 @@ export function startBackgroundWork(): void {
     env.RECOVERY_INTERVAL_SECONDS,
     "recovery",
     () =>
-      recoverAbandonedKeys({
-        store: services.idempotencyStore,
-        resumerFor: services.resumerFor,
+      services.checkout.recover({
         batchSize: env.RECOVERY_BATCH_SIZE,
         concurrency: env.RECOVERY_CONCURRENCY,
       }),
@@ -31,7 +28,7 @@ export function startBackgroundWork(): void {
     env.REAPER_INTERVAL_SECONDS,
     "reaper",
     () =>
-      reapExpiredKeys(services.db, {
+      reapExpiredKeys(services.checkout, {
         batchSize: env.REAPER_BATCH_SIZE,
         maxBatches: env.REAPER_MAX_BATCHES,
       }),

@@ -17,7 +17,7 @@ import { log } from "@/lib/log";
 export type FaultSite =
   | "after-claim" // the key is claimed and committed; nothing charged yet
   | "after-charge" // the provider charged; no order written yet
-  | "before-commit" // the charge is stored with the key; the statement that writes the order and completes the key is not sent
+  | "before-commit" // the charge is stored with the key; the transaction that writes the order and completes the key rolls back
   | "after-commit"; // order and completed key committed; no response sent yet
 
 const FAULTS = {

@@ -1,15 +1,14 @@
 import type { Authenticator } from "@/lib/auth/accounts";
 import { db, sqlPool } from "@/lib/db/client";
-import { statementsOn } from "@/lib/db/statements";
+import { statementModeOf, statementsOn } from "@/lib/db/statements";
 import { serverEnv } from "@/lib/env";
 import { clientAddress } from "@/lib/http/client-address";
-import { resumerOf, type Resumer } from "@/lib/idempotency/idempotent-endpoint";
-import { PrismaIdempotencyStore } from "@/lib/idempotency/prisma-store";
-import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
-import type { IdempotencyStore } from "@/lib/idempotency/store";
+import { pgStore } from "@oncepay/idempotency/pg";
+import { prismaStore } from "@oncepay/idempotency/prisma";
+import { checkoutEngine } from "@/lib/idempotency/checkout-engine";
 import { providerReadsOf } from "@/lib/ledger/provider-reads";
 import { postgresRateLimit } from "@/lib/limits/rate-limit";
-import { checkoutEndpoint, type CheckoutDeps } from "@/lib/orders/checkout";
+import { prismaOrderRows, sqlOrderRows } from "@/lib/orders/order-rows";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 
 /**
@@ -25,18 +24,12 @@ function buildServices() {
   const env = serverEnv();
   const database = db();
   const pool = sqlPool();
-  const statements = statementsOn(
-    pool,
-    env.DATABASE_STATEMENTS ?? (env.DIRECT_DATABASE_URL ? "unnamed" : "prepared"),
-  );
+  const statementMode = statementModeOf(env);
+  const statements = statementsOn(pool, statementMode);
   const keyTimings = {
     leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
     ttlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
   };
-  const idempotencyStore: IdempotencyStore =
-    env.IDEMPOTENCY_STORE === "prisma"
-      ? new PrismaIdempotencyStore(database, keyTimings)
-      : new SqlIdempotencyStore(statements, keyTimings);
   const paymentProvider = new StripePaymentProvider({
     secretKey: env.STRIPE_SECRET_KEY,
     simulatorUrl: env.PAYMENT_SIMULATOR_URL,
@@ -46,17 +39,21 @@ function buildServices() {
     points: env.CHECKOUT_RATE_LIMIT,
     windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
   });
-  /**
-   * The checkout endpoint, for a request (with the demos' fault and hold it
-   * asked for) or for the recovery worker.
-   */
-  const checkoutFor = (demos: Pick<CheckoutDeps, "fault" | "holdBeforeChargeMs"> = {}) =>
-    checkoutEndpoint({
-      store: idempotencyStore,
-      provider: paymentProvider,
-      limit: checkoutLimit,
-      ...demos,
-    });
+  /** The engine package running the checkout, on the store the app is configured with. */
+  const checkout =
+    env.IDEMPOTENCY_STORE === "prisma"
+      ? checkoutEngine({
+          store: prismaStore(database, keyTimings),
+          orderRows: prismaOrderRows,
+          provider: paymentProvider,
+          limit: checkoutLimit,
+        })
+      : checkoutEngine({
+          store: pgStore(pool, { ...keyTimings, statements: statementMode }),
+          orderRows: sqlOrderRows,
+          provider: paymentProvider,
+          limit: checkoutLimit,
+        });
   /** New accounts per client address. */
   const accountLimit = postgresRateLimit(statements, {
     name: "accounts",
@@ -89,19 +86,14 @@ function buildServices() {
     pool,
     /** The pool's one-statement writes, prepared where the connection allows it (lib/db/statements.ts). */
     statements,
-    idempotencyStore,
     paymentProvider,
-    checkoutFor,
+    checkout,
     /** Who is asking, and the per-address limit on new accounts (API and browser alike). */
     authenticator,
     labLimit,
     /** What one account's reads may ask the payment provider. */
     providerReadsFor: (accountId: string) =>
       providerReadsOf(paymentProvider, providerReadLimit, accountId),
-    /** How the recovery worker resumes a stored request, by the endpoint that owns it. */
-    resumerFor(method: string, path: string): Resumer | undefined {
-      return method === "POST" && path === "/api/orders" ? resumerOf(checkoutFor()) : undefined;
-    },
   };
 }
 

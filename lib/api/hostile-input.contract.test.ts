@@ -39,12 +39,12 @@ describe("what a key keeps of its request", () => {
     expect(paid.response.status, paid.text).toBe(201);
 
     const row = await keyRow(account.id, key);
-    expect(row?.request_body).toEqual({
+    expect(row?.request).toEqual({
       cartId: body.cartId,
       items: [{ sku: "mug-ceramic-350", quantity: 2 }],
       paymentMethod: "pm_card_visa",
     });
-    expect(JSON.stringify(row?.request_body).length).toBeLessThan(200);
+    expect(JSON.stringify(row?.request).length).toBeLessThan(200);
     // The fingerprint covers the body as sent: the same key without the extras is another request.
     const other = await postOrder({ token: account.token, key, body: { ...body, note: "" } });
     expect(other.response.status).toBe(422);

@@ -495,7 +495,7 @@ describe("key lifetime", () => {
     const key = randomUUID();
     await postOrder({ token: account.token, key });
     const { rows } = await testDb().query(
-      `SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
+      `SELECT extract(epoch FROM expires_at - created_at)::int AS ttl FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
       [account.id, key],
     );
     expect(rows[0].ttl).toBe(24 * 60 * 60);

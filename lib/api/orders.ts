@@ -10,7 +10,8 @@ import { isUuid } from "@/lib/http/uuid";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { requestIdFor } from "@/lib/http/request-id";
-import { RETRY_AFTER_SECONDS, runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
+import { RETRY_AFTER_SECONDS } from "@oncepay/idempotency";
+import { readKeyedCall } from "@oncepay/idempotency/fetch";
 import { parseIdempotencyKey } from "@oncepay/idempotency/request";
 import {
   keyRequestAnswerOf,
@@ -21,7 +22,7 @@ import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { ordersPage } from "@/lib/ledger/orders";
 import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
 import { observeCheckout } from "@/lib/observability/metrics";
-import { currentContext } from "@/lib/observability/request-context";
+import { addToContext, currentContext } from "@/lib/observability/request-context";
 import { orderView } from "@/lib/orders/order-view";
 import { getServices } from "@/lib/services";
 
@@ -99,16 +100,19 @@ async function checkout(
   request: Request,
   accountId: string,
 ): Promise<{ outcome: Outcome; response: Response; answerLost: boolean }> {
-  const { db, statements, checkoutFor } = getServices();
+  const { db, statements, checkout } = getServices();
+  const read = await readKeyedCall(request, accountId);
+  if (!read.ok)
+    return { outcome: read.problem, response: outcomeToResponse(read.problem), answerLost: false };
+  addToContext({ idempotencyKey: read.call.key });
   // The demo settings shape a checkout that charges: read once, if at all.
   let demoRead: Promise<DemoSettings> | undefined;
   const demoSettings = () => (demoRead ??= demoSettingsFor(statements, accountId));
   const fault = requestedFault(request);
-  const checkout = checkoutFor({
+  const outcome = await checkout.run(read.call, {
     fault,
     holdBeforeChargeMs: async () => (await demoSettings()).networkDelayMs,
   });
-  const outcome = await runIdempotent(checkout, request, accountId);
   if (outcome.kind === "completed") injectFault(fault, "after-commit");
   // The lost-response demo: the order is committed, the answer never arrives,
   // and only a retry with the same key (a replay) tells the client the result.

@@ -143,14 +143,14 @@ describe("the payment provider answers a 500 it stores under the key (Stripe's i
     expect(held).toMatchObject({
       state: "in_flight",
       recovery_point: "payment_started",
-      provider_key_generation: 0,
+      side_effect_generation: 0,
     });
 
     // The provider replays its stored 500 under the first provider key, which can never charge now.
     const paid = await checkout(app, shopper.token, key);
     expect(paid.response.status).toBe(201);
     const row = await rowsAt(app.databaseUrl).keyRow(shopper.id, key);
-    expect(row).toMatchObject({ id: held!.id, state: "complete", provider_key_generation: 1 });
+    expect(row).toMatchObject({ id: held!.id, state: "complete", side_effect_generation: 1 });
     const charges = await chargesOf(shopper.id);
     expect(charges.map((charge) => charge.status)).toEqual(["succeeded"]);
     expect((await ledgerFor(simulator, { idempotencyKey: row!.provider_key })).charges).toEqual([

@@ -100,13 +100,14 @@ describeOnServer("pooler", "behind PgBouncer in transaction mode", () => {
 
     const statements = recorder.statements();
     // The recorder saw every way the app talks to PostgreSQL: the hot path's
-    // plain SQL (the lookup and claim with the rate limit's count, the order
-    // with its completed key), Prisma's queries, and the workers' (the
-    // reaper's, and the ended rate-limit windows' sweep).
+    // plain SQL (the claim, the rate limit's count, the order's rows and the
+    // key's completion in one transaction), Prisma's queries, and the
+    // workers' (the reaper's, and the ended rate-limit windows' sweep).
     const seen = (pattern: RegExp) => statements.some((statement) => pattern.test(statement.sql));
     for (const pattern of [
       /INSERT INTO idempotency_keys/,
-      /WITH completed_key AS/,
+      /WITH unrecorded AS/,
+      /SET state = 'complete'/,
       /INSERT INTO rate_limits/,
       /"public"\."accounts"/,
       /DELETE FROM idempotency_keys/,

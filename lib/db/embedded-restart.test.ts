@@ -43,7 +43,7 @@ async function keyLifetimeSeconds(databaseUrl: string, accountId: string): Promi
   await client.connect();
   try {
     const { rows } = await client.query<{ seconds: number }>(
-      `SELECT extract(epoch FROM expires_at - created_at)::int AS seconds FROM idempotency_keys WHERE account_id = $1`,
+      `SELECT extract(epoch FROM expires_at - created_at)::int AS seconds FROM idempotency_keys WHERE scope = $1`,
       [accountId],
     );
     return rows[0]!.seconds;

@@ -1,18 +1,20 @@
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { migrate } from "@/lib/db/migrate";
+import { MIGRATIONS_DIR, migrate } from "@/lib/db/migrate";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import {
   AccountKind,
   KeyRequestAnswer,
-  KeyState,
   LabRunKind,
   LabStrategy,
   OrderSource,
   OrderStatus,
   PaymentStatus,
-  RecoveryPoint,
 } from "@/lib/generated/prisma/enums";
 import { closeTestDb, withFreshDatabase } from "@/lib/testing/database";
 import { readPrismaSchema } from "@/lib/testing/prisma-schema";
@@ -148,28 +150,32 @@ describe("schema.prisma and the SQL migrations", () => {
 
       const now = new Date();
       const keys = [];
-      for (const [index, state] of Object.values(KeyState).entries()) {
-        for (const recoveryPoint of Object.values(RecoveryPoint)) {
+      // Plain text in the database now (the engine's names, a CHECK on the state), no enums.
+      for (const [index, state] of ["in_flight", "complete"].entries()) {
+        for (const recoveryPoint of ["claimed", "payment_started", "charged", "finished"]) {
           keys.push(
             await client.idempotencyKey.create({
               data: {
-                accountId: account.id,
+                scope: account.id,
                 idemKey: `${state}-${recoveryPoint}-${index}`,
-                requestMethod: "POST",
-                requestPath: "/api/orders",
+                operation: "checkout",
                 fingerprint: "f".repeat(64),
+                request: { cartId: "c", items: [{ sku: "s", quantity: 1 }] },
                 state,
                 recoveryPoint,
+                progress: {
+                  cart: { total: 1234 },
+                  charge: { status: "succeeded", providerPaymentId: "pi_1" },
+                  providerKey: "oncepay:k",
+                },
+                pointReachedAt: now,
+                pointsReached: { payment_started: now.toISOString(), charged: now.toISOString() },
+                sideEffectGeneration: 1,
                 leaseOwner: crypto.randomUUID(),
                 leaseExpiresAt: now,
                 responseStatus: 201,
                 responseHeaders: { Location: "/x" },
                 responseBody: { nested: { list: [1, "two", null, true] } },
-                requestBody: { cartId: "c", items: [{ sku: "s", quantity: 1 }] },
-                paymentRequest: { total: 1234 },
-                chargeResult: { status: "succeeded", providerPaymentId: "pi_1" },
-                paymentStartedAt: now,
-                chargedAt: now,
                 completedAt: now,
                 expiresAt: now,
               },
@@ -308,11 +314,11 @@ describe("schema.prisma and the SQL migrations", () => {
       });
       const key = await client.idempotencyKey.create({
         data: {
-          accountId: account.id,
+          scope: account.id,
           idemKey: "k",
-          requestMethod: "POST",
-          requestPath: "/api/orders",
+          operation: "checkout",
           fingerprint: "f".repeat(64),
+          recoveryPoint: "claimed",
           expiresAt: new Date(),
           requestCount: { create: { seen: 1 } },
           requests: {
@@ -340,11 +346,11 @@ describe("schema.prisma and the SQL migrations", () => {
       });
       const key = await client.idempotencyKey.create({
         data: {
-          accountId: account.id,
+          scope: account.id,
           idemKey: "k",
-          requestMethod: "POST",
-          requestPath: "/api/orders",
+          operation: "checkout",
           fingerprint: "f".repeat(64),
+          recoveryPoint: "claimed",
           expiresAt: new Date(),
         },
       });
@@ -363,5 +369,264 @@ describe("schema.prisma and the SQL migrations", () => {
         (await client.order.findUniqueOrThrow({ where: { id: order.id } })).idempotencyKeyId,
       ).toBeNull();
     });
+  });
+});
+
+/** The migration that moved the shop's keys onto the engine package's table. */
+const ENGINE_KEYS_MIGRATION = "20261206180000_engine_package_keys";
+
+async function withSql<T>(url: string, run: (sql: pg.Client) => Promise<T>): Promise<T> {
+  const sql = new pg.Client({ connectionString: url });
+  await sql.connect();
+  try {
+    return await run(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
+// Prisma's migrations write @default(now()) as CURRENT_TIMESTAMP, the
+// package's as now(): the same value (the transaction's start), which
+// PostgreSQL keeps spelt as it was written.
+const SAME_DEFAULT: Record<string, string> = { CURRENT_TIMESTAMP: "now()" };
+
+/** What the engine's statements depend on in a key table: its columns and its CHECK constraints. */
+async function keyTableShape(url: string) {
+  return withSql(url, async (sql) => {
+    const { rows: columns } = await sql.query<{ column_default: string | null }>(
+      `SELECT column_name, data_type, character_maximum_length, datetime_precision, is_nullable, column_default
+         FROM information_schema.columns
+        WHERE table_schema = 'public' AND table_name = 'idempotency_keys'
+        ORDER BY column_name`,
+    );
+    const { rows: checks } = await sql.query(
+      `SELECT conname, pg_get_constraintdef(oid) AS definition FROM pg_constraint
+        WHERE conrelid = 'public.idempotency_keys'::regclass AND contype = 'c'
+        ORDER BY conname`,
+    );
+    return {
+      columns: columns.map((column) => ({
+        ...column,
+        column_default:
+          column.column_default === null
+            ? null
+            : (SAME_DEFAULT[column.column_default] ?? column.column_default),
+      })),
+      checks,
+    };
+  });
+}
+
+/**
+ * The engine package's stores are written, and tested, against the table
+ * its own migration makes; the shop reaches that table by migrating the
+ * one it had, so the two must come out alike, and the shop's keys with it.
+ */
+describe("the shop's key table after its migrations", () => {
+  it("is the engine package's: the same columns, types, nullability and defaults, and the same CHECK on the state", async () => {
+    // Resolved as a user of the package finds it, through its exports.
+    const packageMigration = await readFile(
+      createRequire(import.meta.url).resolve(
+        "@oncepay/idempotency/migrations/001_idempotency_keys.sql",
+      ),
+      "utf8",
+    );
+    const shop = await withFreshDatabase(async (url) => {
+      await migrate(url);
+      return keyTableShape(url);
+    });
+    const engine = await withFreshDatabase(async (url) => {
+      await withSql(url, (sql) => sql.query(packageMigration));
+      return keyTableShape(url);
+    });
+    expect(engine.columns.length).toBeGreaterThan(0);
+    expect(shop).toEqual(engine);
+  });
+
+  it("keeps every key's place: one in flight at the point it reached (one at charged back at its charge), a complete one with its answer", async () => {
+    const before = await mkdtemp(path.join(tmpdir(), "oncepay-migrations-"));
+    try {
+      await cp(MIGRATIONS_DIR, before, { recursive: true });
+      await rm(path.join(before, ENGINE_KEYS_MIGRATION), { recursive: true });
+      await withFreshDatabase(async (url) => {
+        await migrate(url, before);
+        const startedAt = "2026-12-05T10:00:00.125Z";
+        const chargedAt = "2026-12-05T10:00:01.250Z";
+        const createdAt = "2026-12-05T09:59:59.500Z";
+        const cart = { cartId: "c", currency: "usd", totalAmount: 1234 };
+        const charge = { status: "succeeded", providerPaymentId: "pi_1" };
+        const accountId = await withSql(url, async (sql) => {
+          const { rows } = await sql.query<{ id: string }>(
+            `INSERT INTO accounts (token_hash, kind) VALUES ($1, 'api') RETURNING id`,
+            ["m".repeat(64)],
+          );
+          const account = rows[0]!.id;
+          const insert = `INSERT INTO idempotency_keys
+              (account_id, idem_key, request_method, request_path, fingerprint, request_body, state,
+               recovery_point, payment_request, charge_result, payment_started_at, charged_at,
+               provider_key_generation, lease_owner, lease_expires_at, response_status,
+               response_body, created_at, completed_at, expires_at)
+            VALUES ($1, $2, 'POST', '/api/orders', $3, '{"cartId":"c"}', $4, $5, $6, $7, $8, $9, $10, $11,
+                    CASE WHEN $11::uuid IS NOT NULL THEN now() + interval '30 seconds' END,
+                    $12, $13, $14, $15, now() + interval '1 day')`;
+          const key = (
+            name: string,
+            state: string,
+            point: string,
+            fields: {
+              cart?: object;
+              charge?: object;
+              startedAt?: string;
+              chargedAt?: string;
+              generation?: number;
+              response?: object;
+            } = {},
+          ) => {
+            const complete = state === "complete";
+            return sql.query(insert, [
+              account,
+              name,
+              name.padEnd(64, "0"),
+              state,
+              point,
+              fields.cart ?? null,
+              fields.charge ?? null,
+              fields.startedAt ?? null,
+              fields.chargedAt ?? null,
+              fields.generation ?? 0,
+              complete ? null : crypto.randomUUID(),
+              complete ? 201 : null,
+              fields.response ?? null,
+              createdAt,
+              complete ? chargedAt : null,
+            ]);
+          };
+          await key("claimed", "in_flight", "claimed");
+          await key("started", "in_flight", "payment_started", { cart, startedAt, generation: 1 });
+          // Its payment began before payment_started_at was recorded (and the cart kept).
+          await key("started-unrecorded", "in_flight", "payment_started");
+          await key("charged", "in_flight", "charged", {
+            cart,
+            charge,
+            startedAt,
+            chargedAt,
+            generation: 1,
+          });
+          await key("finished", "complete", "finished", {
+            cart,
+            charge,
+            startedAt,
+            chargedAt,
+            response: { object: "order" },
+          });
+          return account;
+        });
+
+        await migrate(url);
+
+        const rows = await withSql(url, async (sql) => {
+          const { rows } = await sql.query<{
+            idem_key: string;
+            point_reached_at: Date | null;
+            points_reached: Record<string, string>;
+          }>(
+            `SELECT idem_key, scope, operation, fingerprint, request, state, recovery_point, progress,
+                    point_reached_at, points_reached, side_effect_generation,
+                    lease_expires_at > now() AS leased, response_status, response_body
+               FROM idempotency_keys ORDER BY idem_key`,
+          );
+          // The times as instants: jsonb keeps them in the session's time zone.
+          return rows.map((row) => ({
+            ...row,
+            point_reached_at: row.point_reached_at?.toISOString() ?? null,
+            points_reached: Object.fromEntries(
+              Object.entries(row.points_reached).map(([point, at]) => [
+                point,
+                new Date(at).toISOString(),
+              ]),
+            ),
+          }));
+        });
+        const common = { scope: accountId, operation: "checkout", request: { cartId: "c" } };
+        expect(rows).toEqual([
+          {
+            ...common,
+            idem_key: "charged",
+            fingerprint: "charged".padEnd(64, "0"),
+            state: "in_flight",
+            // Back at the charge, without its answer: the resume asks the
+            // provider again under the same provider key (the generation kept).
+            recovery_point: "payment_started",
+            progress: { cart },
+            point_reached_at: startedAt,
+            points_reached: { payment_started: startedAt, charged: chargedAt },
+            side_effect_generation: 1,
+            leased: true,
+            response_status: null,
+            response_body: null,
+          },
+          {
+            ...common,
+            idem_key: "claimed",
+            fingerprint: "claimed".padEnd(64, "0"),
+            state: "in_flight",
+            recovery_point: "claimed",
+            progress: {},
+            // Never moved: the reaper may forget it once its lease runs out, as before.
+            point_reached_at: null,
+            points_reached: {},
+            side_effect_generation: 0,
+            leased: true,
+            response_status: null,
+            response_body: null,
+          },
+          {
+            ...common,
+            idem_key: "finished",
+            fingerprint: "finished".padEnd(64, "0"),
+            state: "complete",
+            recovery_point: "finished",
+            progress: { cart, charge },
+            point_reached_at: chargedAt,
+            points_reached: { payment_started: startedAt, charged: chargedAt },
+            side_effect_generation: 0,
+            leased: null,
+            response_status: 201,
+            response_body: { object: "order" },
+          },
+          {
+            ...common,
+            idem_key: "started",
+            fingerprint: "started".padEnd(64, "0"),
+            state: "in_flight",
+            recovery_point: "payment_started",
+            progress: { cart },
+            point_reached_at: startedAt,
+            points_reached: { payment_started: startedAt },
+            side_effect_generation: 1,
+            leased: true,
+            response_status: null,
+            response_body: null,
+          },
+          {
+            ...common,
+            idem_key: "started-unrecorded",
+            fingerprint: "started-unrecorded".padEnd(64, "0"),
+            state: "in_flight",
+            recovery_point: "payment_started",
+            progress: {},
+            // Moved, though when is unknown: the reaper must still spare it.
+            point_reached_at: createdAt,
+            points_reached: {},
+            side_effect_generation: 0,
+            leased: true,
+            response_status: null,
+            response_body: null,
+          },
+        ]);
+      });
+    } finally {
+      await rm(before, { recursive: true, force: true });
+    }
   });
 });

@@ -4,8 +4,8 @@ import { Prisma } from "@/lib/generated/prisma/client";
 /**
  * Statements built from parts, with Prisma's `sql` tag, which makes each
  * value a `$n` parameter and inlines nested fragments; no ORM runs. The
- * SQL store completes a key and writes the order's rows in one statement,
- * so one round trip and one commit.
+ * checkout writes an order's rows in one statement (order, items, payment),
+ * so one round trip inside the transaction that completes its key.
  */
 export type Sql = Prisma.Sql;
 export const sql = Prisma.sql;

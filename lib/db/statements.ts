@@ -29,15 +29,7 @@ export type StatementMode = "prepared" | "unnamed";
 const MAX_PREPARED_TEXTS = 200;
 
 export function statementsOn(pool: pg.Pool, mode: StatementMode): Queryable {
-  const names = new Map<string, string>();
-  const nameOf = (text: string): string | undefined => {
-    let name = names.get(text);
-    if (name === undefined && names.size < MAX_PREPARED_TEXTS) {
-      name = `oncepay_${createHash("sha256").update(text).digest("base64url").slice(0, 32)}`;
-      names.set(text, name);
-    }
-    return name;
-  };
+  const nameOf = statementNamer();
   return {
     query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]) {
       const name = mode === "prepared" ? nameOf(text) : undefined;
@@ -46,5 +38,26 @@ export function statementsOn(pool: pg.Pool, mode: StatementMode): Queryable {
         name === undefined ? { text, values } : { name, text, values },
       );
     },
+  };
+}
+
+/** How the app's statements go to the server, unless DATABASE_STATEMENTS says: unnamed behind a pooler, else prepared. */
+export function statementModeOf(env: {
+  DATABASE_STATEMENTS?: StatementMode;
+  DIRECT_DATABASE_URL?: string;
+}): StatementMode {
+  return env.DATABASE_STATEMENTS ?? (env.DIRECT_DATABASE_URL ? "unnamed" : "prepared");
+}
+
+/** Names a statement by a hash of its text, for the first MAX_PREPARED_TEXTS texts; undefined after. */
+export function statementNamer(): (text: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (text) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_PREPARED_TEXTS) {
+      name = `oncepay_${createHash("sha256").update(text).digest("base64url").slice(0, 32)}`;
+      names.set(text, name);
+    }
+    return name;
   };
 }

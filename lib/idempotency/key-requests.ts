@@ -111,7 +111,7 @@ export async function recordKeyRequest(db: Queryable, record: KeyRequestRecord):
     db,
     sql`WITH presented AS (
         SELECT id FROM idempotency_keys
-         WHERE account_id = ${record.accountId}::uuid AND idem_key = ${record.idempotencyKey}
+         WHERE scope = ${record.accountId} AND idem_key = ${record.idempotencyKey}
       ), counted AS (
         INSERT INTO idempotency_key_request_counts AS counts (key_id, seen)
         SELECT id, 1 FROM presented

@@ -3,7 +3,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { fingerprintRequest } from "@oncepay/idempotency";
-import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
+import { pgStore } from "@oncepay/idempotency/pg";
+import { CHECKOUT } from "@/lib/orders/checkout";
 import { parseCheckoutRequest } from "@/lib/orders/cart";
 import { paymentProviderKey, paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
@@ -94,7 +95,7 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
     // writes: nothing durable follows to flush them.
     const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
     pool.on("error", () => undefined); // the crash drops its idle connections
-    const store = new SqlIdempotencyStore(pool, { leaseSeconds: 2, ttlSeconds: 3600 });
+    const store = pgStore(pool, { leaseSeconds: 2, ttlSeconds: 3600, statements: "unnamed" });
     const provider = new StripePaymentProvider({
       secretKey: LOCAL_SIMULATOR_SECRET_KEY,
       simulatorUrl: simulator.url,
@@ -108,33 +109,43 @@ describeOnServer("crash", "PostgreSQL crashes mid-checkout", () => {
         const body = cartBody();
         const cart = parseCheckoutRequest(body);
         if (!cart.ok) throw new Error(cart.detail);
-        const claimed = await store.claimKey({
-          accountId: account.id,
+        const claimed = await store.claim({
+          scope: account.id,
           key,
-          method: "POST",
-          path: "/api/orders",
+          operation: CHECKOUT,
           fingerprint: fingerprintRequest("POST", "/api/orders", body),
-          body,
+          request: cart.request,
+          firstPoint: "claimed",
         });
         if (claimed.kind !== "claimed") throw new Error(`not claimed: ${claimed.kind}`);
-        await store.markPaymentStarted(claimed.claim, cart.body);
+        // The checkout's first phase: the cart to charge, durably.
+        await store.commitPhase(claimed.claim, async () => ({
+          to: "payment_started",
+          progress: { cart: cart.body },
+        }));
         attempts.push({ key, body, cart: cart.body, claim: claimed.claim });
       }
       for (const attempt of attempts) {
+        const providerKey = paymentProviderKey(
+          {
+            accountId: account.id,
+            idempotencyKey: attempt.key,
+            fingerprint: fingerprintRequest("POST", "/api/orders", attempt.body),
+          },
+          attempt.claim.sideEffectGeneration,
+        );
         const charge = await provider.charge({
           amount: attempt.cart.total,
           currency: attempt.cart.currency,
           paymentMethod: attempt.cart.paymentMethod,
-          idempotencyKey: paymentProviderKey(
-            {
-              accountId: account.id,
-              idempotencyKey: attempt.key,
-              fingerprint: fingerprintRequest("POST", "/api/orders", attempt.body),
-            },
-            attempt.claim.providerKeyGeneration,
-          ),
+          idempotencyKey: providerKey,
         });
-        await store.recordCharge(attempt.claim, charge);
+        // The checkout's side effect's record, which does not wait for the disk.
+        await store.move(
+          attempt.claim,
+          { to: "charged", progress: { ...attempt.claim.progress, charge, providerKey } },
+          { durable: false },
+        );
       }
     } finally {
       await pool.end();

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { pgStore } from "@oncepay/idempotency/pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
+import { TEST_KEY_TIMINGS } from "@/lib/testing/checkout-engine";
 import {
   closeTestDb,
   countRows,
@@ -10,11 +12,17 @@ import {
   keyRequestRowsOfKeyId,
   keyRequestsOf,
   keyRow,
+  loseKey,
   testDb,
-  testPrisma,
 } from "@/lib/testing/database";
+import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 afterAll(closeTestDb);
+
+/** The engine's key store on the database under test: the reaper's, as the app builds it. */
+function keys() {
+  return pgStore(testDb(), { ...TEST_KEY_TIMINGS, statements: "unnamed" });
+}
 
 /**
  * Runs the reaper until it finds nothing more to delete: keys that other
@@ -22,7 +30,7 @@ afterAll(closeTestDb);
  * before this test's by expiry, and one run stops after its batches.
  */
 async function reapUntilNothingIsLeft() {
-  while ((await reapExpiredKeys(testPrisma(), { batchSize: 1000, maxBatches: 10 })) > 0);
+  while ((await reapExpiredKeys(keys(), { batchSize: 1000, maxBatches: 10 })) > 0);
 }
 
 describe("the reaper", () => {
@@ -35,9 +43,8 @@ describe("the reaper", () => {
     for (const key of expired) await expireKey(shopper.id, key);
 
     // A batch of 2, at most 2 batches: 4 of the 5 go in this run.
-    expect(
-      await reapExpiredKeys(testPrisma(), { batchSize: 2, maxBatches: 2 }),
-    ).toBeGreaterThanOrEqual(4);
+    const firstRun = await reapExpiredKeys(keys(), { batchSize: 2, maxBatches: 2 });
+    expect(firstRun).toBeGreaterThanOrEqual(4);
     await reapUntilNothingIsLeft();
 
     for (const key of expired) expect(await keyRow(shopper.id, key)).toBeUndefined();
@@ -107,17 +114,16 @@ describe("the reaper", () => {
     const shopper = await createAccount();
     const charged = randomUUID();
     const unstarted = randomUUID();
+    const started = randomUUID();
     await postOrder({
       token: shopper.token,
       key: charged,
       headers: { "OncePay-Fault": "after-charge" },
     });
     // An attempt that claimed its key and died before charging: nothing to lose.
-    await testDb().query(
-      `INSERT INTO idempotency_keys (account_id, idem_key, request_method, request_path, fingerprint, lease_owner, lease_expires_at, expires_at)
-       VALUES ($1, $2, 'POST', '/api/orders', $3, gen_random_uuid(), now() - interval '1 second', now() - interval '1 second')`,
-      [shopper.id, unstarted, "0".repeat(64)],
-    );
+    await insertKey(shopper.id, unstarted, { point: "claimed" });
+    // One that moved on to the charge and died there: the provider may have charged.
+    await insertKey(shopper.id, started, { point: "payment_started", moved: true });
     await expireKey(shopper.id, charged);
     await expireLease(shopper.id, charged);
 
@@ -126,6 +132,60 @@ describe("the reaper", () => {
       state: "in_flight",
       recovery_point: "payment_started",
     });
+    expect(await keyRow(shopper.id, started)).toMatchObject({
+      state: "in_flight",
+      recovery_point: "payment_started",
+    });
     expect(await keyRow(shopper.id, unstarted)).toBeUndefined();
+    // Its request was never stored, so no recovery worker could finish it.
+    await loseKey(shopper.id, started);
   });
+
+  // On the embedded database every connection shares one session, so a row
+  // lock held on one excludes nobody.
+  itOnServer(
+    "sessions",
+    "skips a key another transaction holds, without waiting for it, and deletes it on a later run",
+    async () => {
+      const shopper = await createAccount();
+      const key = randomUUID();
+      expect((await postOrder({ token: shopper.token, key })).response.status).toBe(201);
+      await expireKey(shopper.id, key);
+
+      const holder = await testDb().connect();
+      try {
+        await holder.query("BEGIN");
+        await holder.query(
+          `SELECT id FROM idempotency_keys WHERE scope = $1 AND idem_key = $2 FOR UPDATE`,
+          [shopper.id, key],
+        );
+        await reapUntilNothingIsLeft();
+        expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete" });
+      } finally {
+        await holder.query("ROLLBACK");
+        holder.release();
+      }
+      await reapUntilNothingIsLeft();
+      expect(await keyRow(shopper.id, key)).toBeUndefined();
+    },
+  );
 });
+
+/**
+ * A key in flight written straight into the table, as an attempt that died
+ * would leave it: its lease and its time to live both run out. `moved`: it
+ * got past its first point (the engine then sets point_reached_at).
+ */
+async function insertKey(
+  accountId: string,
+  key: string,
+  { point, moved = false }: { point: string; moved?: boolean },
+) {
+  await testDb().query(
+    `INSERT INTO idempotency_keys (scope, idem_key, operation, fingerprint, recovery_point, point_reached_at,
+                                   lease_owner, lease_expires_at, expires_at)
+     VALUES ($1, $2, 'checkout', $3, $4, CASE WHEN $5 THEN now() - interval '2 seconds' END,
+             gen_random_uuid(), now() - interval '1 second', now() - interval '1 second')`,
+    [accountId, key, "0".repeat(64), point, moved],
+  );
+}

@@ -1,15 +1,14 @@
-import { Prisma, type PrismaClient } from "@/lib/generated/prisma/client";
-import { DISPOSABLE_WHEN_EXPIRED } from "@/lib/idempotency/key-rules";
 import { log } from "@/lib/log";
 
 /**
- * Deletes keys past their TTL in bounded batches. Orders and payments keep
- * their data (their link to the key becomes NULL). `FOR UPDATE SKIP LOCKED`
- * means the reaper never waits on, nor blocks, a claim or a completion that
- * holds a key's row, and several instances reaping at once share the work.
- * An in-flight key is reaped only at `claimed` once its lease has run out
- * (nothing was charged); one whose payment began is left to the recovery
- * worker, which finishes it (see DISPOSABLE_WHEN_EXPIRED).
+ * Deletes keys past their TTL in bounded batches, with the engine's own
+ * rule of which are safe to forget (complete ones, and in-flight ones that
+ * never moved past their claim and whose lease ran out; one whose payment
+ * began is left to the recovery worker, which finishes it). Orders and
+ * payments keep their data (their link to the key becomes NULL). The
+ * store's DELETE skips rows another transaction holds, so the reaper never
+ * waits on, nor blocks, a claim or a completion, and several instances
+ * reaping at once share the work.
  */
 export interface ReaperOptions {
   batchSize: number;
@@ -18,19 +17,12 @@ export interface ReaperOptions {
 }
 
 export async function reapExpiredKeys(
-  db: PrismaClient,
+  keys: { deleteExpired(limit: number): Promise<number> },
   { batchSize, maxBatches }: ReaperOptions,
 ): Promise<number> {
   let deleted = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
-    const count = await db.$executeRaw`
-      DELETE FROM idempotency_keys
-       WHERE id IN (
-         SELECT id FROM idempotency_keys
-          WHERE ${Prisma.raw(DISPOSABLE_WHEN_EXPIRED)}
-          ORDER BY expires_at
-          LIMIT ${batchSize}
-          FOR UPDATE SKIP LOCKED)`;
+    const count = await keys.deleteExpired(batchSize);
     deleted += count;
     if (count < batchSize) break;
   }

@@ -1,15 +1,17 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { resumerOf } from "@/lib/idempotency/idempotent-endpoint";
-import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
-import { recoverAbandonedKeys } from "@/lib/idempotency/recovery";
-import { checkoutEndpoint } from "@/lib/orders/checkout";
+import { createEngine, recoverAbandonedKeys } from "@oncepay/idempotency";
+import { pgStore } from "@oncepay/idempotency/pg";
+import { CHECKOUT, checkoutOperation } from "@/lib/orders/checkout";
+import { sqlOrderRows } from "@/lib/orders/order-rows";
 import type { PaymentProvider } from "@/lib/payments/provider";
 import { appSimulator, ledgerFor } from "@/lib/testing/payment-simulator";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { closeTestDb, countRows, expireLease, keyRow, testDb } from "@/lib/testing/database";
+import { checkoutEngineOn, TEST_KEY_TIMINGS } from "@/lib/testing/checkout-engine";
 import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
@@ -31,37 +33,44 @@ function appsPaymentProvider() {
  * key: the worker takes over every abandoned key in the shared database, so
  * other test files' keys may be among them.
  */
-function countingProvider(): PaymentProvider & { callsFor(providerKey: string): number } {
+function countingProvider(chargeDelayMs = 0): PaymentProvider & {
+  callsFor(providerKey: string): number;
+  /** The most charges that were in flight at once. */
+  peak(): number;
+} {
   const provider = appsPaymentProvider();
   const asked: string[] = [];
+  let running = 0;
+  let peak = 0;
   return {
     name: provider.name,
     callsFor: (providerKey) => asked.filter((key) => key === providerKey).length,
-    charge(request) {
+    peak: () => peak,
+    async charge(request) {
       asked.push(request.idempotencyKey);
-      return provider.charge(request);
+      peak = Math.max(peak, ++running);
+      try {
+        if (chargeDelayMs > 0) await delay(chargeDelayMs);
+        return await provider.charge(request);
+      } finally {
+        running--;
+      }
     },
   };
 }
 
-function worker() {
-  const store = new SqlIdempotencyStore(testDb(), {
-    leaseSeconds: 30,
-    ttlSeconds: 24 * 60 * 60,
-  });
-  const provider = countingProvider();
-  const endpoint = checkoutEndpoint({ store, provider });
+function worker(concurrency = 4, chargeDelayMs = 0) {
+  const provider = countingProvider(chargeDelayMs);
+  const engine = checkoutEngineOn(testDb(), provider);
   return {
-    store,
     provider,
-    runOnce: () =>
-      recoverAbandonedKeys({
-        store,
-        resumerFor: (method, path) =>
-          method === "POST" && path === "/api/orders" ? resumerOf(endpoint) : undefined,
-        batchSize: 1000,
-      }),
+    runOnce: () => engine.recover({ batchSize: 1000, concurrency }),
   };
+}
+
+/** A store on the database under test, for a test that builds an engine of its own. */
+function testStore() {
+  return pgStore(testDb(), { ...TEST_KEY_TIMINGS, statements: "unnamed" });
 }
 
 describe("the recovery worker", () => {
@@ -128,7 +137,7 @@ describe("the recovery worker", () => {
     expect(died).toMatchObject({
       state: "in_flight",
       recovery_point: "charged",
-      charge_result: { status: "succeeded" },
+      progress: { charge: { status: "succeeded" } },
     });
     expect(await countRows("orders", shopper.id)).toBe(0);
 
@@ -143,7 +152,7 @@ describe("the recovery worker", () => {
       response_status: 201,
       response_body: {
         payment: {
-          id: (died!.charge_result as { providerPaymentId: string }).providerPaymentId,
+          id: (died!.progress.charge as { providerPaymentId: string }).providerPaymentId,
         },
       },
     });
@@ -170,7 +179,7 @@ describe("the recovery worker", () => {
     const died = await keyRow(shopper.id, key);
     expect(died).toMatchObject({
       recovery_point: "charged",
-      charge_result: { status: "declined", declineCode: "insufficient_funds" },
+      progress: { charge: { status: "declined", declineCode: "insufficient_funds" } },
     });
 
     await expireLease(shopper.id, key);
@@ -206,31 +215,36 @@ describe("the recovery worker", () => {
     });
     expect(first.response.status).toBe(500);
     const died = await keyRow(shopper.id, key);
-    const chargedTotal = (died!.payment_request as { total: number }).total;
+    const chargedTotal = (died!.progress.cart as { total: number }).total;
 
     // A deploy raised every price while the key was in flight.
-    const repriced = worker();
-    const checkout = checkoutEndpoint({ store: repriced.store, provider: repriced.provider });
-    const raisePrices: typeof checkout.parseBody = (json) => {
-      const parsed = checkout.parseBody(json);
-      if (parsed.ok)
-        parsed.body = {
-          ...parsed.body,
-          total: parsed.body.total + 500,
-          lines: parsed.body.lines.map((line) => ({ ...line, amount: line.amount + 500 })),
+    const provider = countingProvider();
+    const checkout = checkoutOperation({ provider, orderRows: sqlOrderRows });
+    const repriced: typeof checkout = {
+      ...checkout,
+      parse(json) {
+        const parsed = checkout.parse(json);
+        if (!parsed.ok) return parsed;
+        const { input } = parsed;
+        return {
+          ...parsed,
+          input: {
+            ...input,
+            total: input.total + 500,
+            lines: input.lines.map((line) => ({ ...line, amount: line.amount + 500 })),
+          },
         };
-      return parsed;
+      },
     };
-    const endpoint = { ...checkout, parseBody: raisePrices };
     await expireLease(shopper.id, key);
-    const report = await recoverAbandonedKeys({
-      store: repriced.store,
-      resumerFor: () => resumerOf(endpoint),
-      batchSize: 1000,
-    });
+    const report = await recoverAbandonedKeys(
+      createEngine({ store: testStore(), operations: [repriced] }),
+      { batchSize: 1000 },
+    );
 
     expect(report.completed).toBeGreaterThanOrEqual(1);
-    expect(repriced.provider.callsFor(died!.provider_key)).toBe(1);
+    expect(repriced.name).toBe(CHECKOUT);
+    expect(provider.callsFor(died!.provider_key)).toBe(1);
     const ledger = await ledgerFor(appSimulator(), {
       idempotencyKey: died!.provider_key,
     });
@@ -252,22 +266,14 @@ describe("the recovery worker", () => {
     await expireLease(shopper.id, key);
 
     // The provider's credentials broke meanwhile: every call is refused (401).
-    const store = new SqlIdempotencyStore(testDb(), {
-      leaseSeconds: 30,
-      ttlSeconds: 24 * 60 * 60,
-    });
-    const refusing = checkoutEndpoint({
-      store,
-      provider: new StripePaymentProvider({
+    const refusing = checkoutEngineOn(
+      testDb(),
+      new StripePaymentProvider({
         secretKey: "sk_test_not-a-valid-key!",
         simulatorUrl: inject("paymentSimulatorUrl"),
       }),
-    });
-    const report = await recoverAbandonedKeys({
-      store,
-      resumerFor: () => resumerOf(refusing),
-      batchSize: 1000,
-    });
+    );
+    const report = await refusing.recover({ batchSize: 1000, concurrency: 4 });
     expect(report.failed).toBeGreaterThanOrEqual(1);
     const kept = await keyRow(shopper.id, key);
     expect(kept).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
@@ -295,13 +301,13 @@ describe("the recovery worker", () => {
     const key = randomUUID();
     const body = cartBody();
     // An attempt that claimed the key and then vanished (no release ran).
-    const claimed = await worker().store.claimKey({
-      accountId: shopper.id,
+    const claimed = await testStore().claim({
+      scope: shopper.id,
       key,
-      method: "POST",
-      path: "/api/orders",
+      operation: CHECKOUT,
       fingerprint: "0".repeat(64),
-      body,
+      request: body,
+      firstPoint: "claimed",
     });
     expect(claimed.kind).toBe("claimed");
     await expireLease(shopper.id, key);
@@ -319,31 +325,12 @@ describe("the recovery worker", () => {
       await postOrder({ token: shopper.token, key, headers: { "OncePay-Fault": "after-charge" } });
       await expireLease(shopper.id, key);
     }
-    const { store, provider } = worker();
-    const checkout = checkoutEndpoint({ store, provider });
-    let running = 0;
-    let peak = 0;
-    // The real checkout, with a count of how many resumes are inside it at once.
-    const counted = {
-      ...checkout,
-      async perform(context: Parameters<typeof checkout.perform>[0]) {
-        peak = Math.max(peak, ++running);
-        try {
-          return await checkout.perform(context);
-        } finally {
-          running--;
-        }
-      },
-    };
-
-    const report = await recoverAbandonedKeys({
-      store,
-      resumerFor: () => resumerOf(counted),
-      batchSize: 1000,
-      concurrency: 4,
-    });
+    // Each charge takes a while, as a provider's does, so the resumes overlap there.
+    const recovering = worker(4, 200);
+    const report = await recovering.runOnce();
     expect(report.completed).toBeGreaterThanOrEqual(keys.length);
-    expect(peak).toBe(4);
+    // Counted where the resumes wait: on the provider.
+    expect(recovering.provider.peak()).toBe(4);
     for (const key of keys)
       expect(await keyRow(shopper.id, key)).toMatchObject({
         state: "complete",

@@ -270,8 +270,8 @@ async function providerTallyOf(
     return tallyAtProvider(records, { [LAB_STORM_METADATA]: storm.id });
   if (storm.idemKey === null) throw new Error(`Storm ${storm.id} of the real checkout has no key`);
   const keyRow = await db.idempotencyKey.findUnique({
-    where: { accountId_idemKey: { accountId: storm.accountId, idemKey: storm.idemKey } },
-    select: { fingerprint: true, providerKeyGeneration: true },
+    where: { scope_idemKey: { scope: storm.accountId, idemKey: storm.idemKey } },
+    select: { fingerprint: true, sideEffectGeneration: true },
   });
   if (!keyRow) return { available: true, charges: 0, declined: 0, amountCharged: 0, payments: [] };
   const providerKey = paymentProviderKey(
@@ -280,7 +280,7 @@ async function providerTallyOf(
       idempotencyKey: storm.idemKey,
       fingerprint: keyRow.fingerprint,
     },
-    keyRow.providerKeyGeneration,
+    keyRow.sideEffectGeneration,
   );
   return tallyAtProvider(records, { [PROVIDER_KEY_METADATA]: providerKey });
 }

@@ -1,8 +1,9 @@
 import type { Database } from "@/lib/db/client";
 import { z } from "zod";
-import { KeyState, RecoveryPoint } from "@/lib/generated/prisma/enums";
+import { FINISHED } from "@oncepay/idempotency";
 import { mapWithLimit } from "@/lib/map-with-limit";
 import { keyRequestsOf, keyRequestsSchema } from "@/lib/ledger/key-requests";
+import { CHECKOUT } from "@/lib/orders/checkout";
 import { orderLocation } from "@/lib/orders/order-view";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import {
@@ -47,11 +48,20 @@ export type ProviderPaymentView = z.infer<typeof providerPaymentViewSchema>;
 
 const timestamp = z.iso.datetime();
 
+const KEY_STATES = ["in_flight", "complete"] as const;
+/** The checkout's recovery points (lib/orders/checkout.ts), and the completed key's. */
+const RECOVERY_POINTS = ["claimed", "payment_started", "charged", FINISHED] as const;
+
+/** The request each operation's keys are for: the engine keeps the operation's name, the fingerprint the rest. */
+const OPERATION_REQUESTS: Record<string, { method: string; path: string }> = {
+  [CHECKOUT]: { method: "POST", path: "/api/orders" },
+};
+
 export const keyInspectionSchema = z.object({
   object: z.literal("idempotency_key"),
   key: z.string(),
-  state: z.enum(KeyState),
-  recoveryPoint: z.enum(RecoveryPoint),
+  state: z.enum(KEY_STATES),
+  recoveryPoint: z.enum(RECOVERY_POINTS),
   reached: z
     .object({
       claimed: timestamp,
@@ -110,21 +120,19 @@ export type KeyInspection = z.infer<typeof keyInspectionSchema>;
 interface KeyRow {
   id: string;
   idem_key: string;
-  state: KeyState;
-  recovery_point: RecoveryPoint;
+  state: KeyInspection["state"];
+  recovery_point: KeyInspection["recoveryPoint"];
+  operation: string;
   created_at: Date;
-  payment_started_at: Date | null;
-  charged_at: Date | null;
+  points_reached: { payment_started?: string; charged?: string };
   completed_at: Date | null;
   lease_owner: string | null;
   lease_expires_at: Date | null;
   lease_expired: boolean | null;
   expires_at: Date;
   fingerprint: string;
-  request_method: string;
-  request_path: string;
   response_status: number | null;
-  provider_key_generation: number;
+  side_effect_generation: number;
 }
 
 // What an Idempotency-Key can be (DESIGN.md): 1 to 255 printable ASCII characters.
@@ -140,12 +148,11 @@ export async function inspectKey(
   if (!POSSIBLE_KEY.test(key)) return undefined;
   // Lease expiry by the database's clock, as the engine decides it.
   const rows = await db.$queryRaw<KeyRow[]>`
-    SELECT id, idem_key, state::text AS state, recovery_point::text AS recovery_point,
-           created_at, payment_started_at, charged_at, completed_at,
+    SELECT id, idem_key, state, recovery_point, operation, created_at, points_reached, completed_at,
            lease_owner, lease_expires_at, lease_expires_at <= now() AS lease_expired,
-           expires_at, fingerprint, provider_key_generation, request_method, request_path, response_status
+           expires_at, fingerprint, side_effect_generation, response_status
       FROM idempotency_keys
-     WHERE account_id = ${accountId}::uuid AND idem_key = ${key}`;
+     WHERE scope = ${accountId} AND idem_key = ${key}`;
   const row = rows[0];
   if (!row) return undefined;
 
@@ -155,7 +162,7 @@ export async function inspectKey(
       idempotencyKey: row.idem_key,
       fingerprint: row.fingerprint,
     },
-    row.provider_key_generation,
+    row.side_effect_generation,
   );
   const [order, payments, requests, provider] = await Promise.all([
     db.order.findUnique({
@@ -173,8 +180,8 @@ export async function inspectKey(
     recoveryPoint: row.recovery_point,
     reached: {
       claimed: row.created_at.toISOString(),
-      paymentStarted: row.payment_started_at?.toISOString() ?? null,
-      charged: row.charged_at?.toISOString() ?? null,
+      paymentStarted: isoTime(row.points_reached.payment_started),
+      charged: isoTime(row.points_reached.charged),
       finished: row.completed_at?.toISOString() ?? null,
     },
     lease:
@@ -187,7 +194,7 @@ export async function inspectKey(
         : null,
     expiresAt: row.expires_at.toISOString(),
     fingerprint: row.fingerprint,
-    request: { method: row.request_method, path: row.request_path },
+    request: OPERATION_REQUESTS[row.operation] ?? { method: "?", path: row.operation },
     response: row.response_status === null ? null : { status: row.response_status },
     providerKey,
     provider,
@@ -207,6 +214,11 @@ export async function inspectKey(
     })),
     requests,
   };
+}
+
+/** A time the database wrote into JSON, as the API writes times. */
+function isoTime(jsonTime: string | undefined): string | null {
+  return jsonTime === undefined ? null : new Date(jsonTime).toISOString();
 }
 
 // A provider key names one PaymentIntent, but a lookup that found more would

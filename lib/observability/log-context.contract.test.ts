@@ -54,7 +54,7 @@ describe("the log", () => {
       .toBeGreaterThanOrEqual(2);
     const lines = logLines().filter((line) => line.requestId === requestId);
     expect(lines.map((line) => line.event)).toEqual(
-      expect.arrayContaining(["idempotency.perform_failed", "http.request"]),
+      expect.arrayContaining(["idempotency.operation_failed", "http.request"]),
     );
     const keyId = lines[0]!.keyId as string;
     expect(keyId).toMatch(/^[0-9a-f-]{36}$/);

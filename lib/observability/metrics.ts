@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { RecoveryReport } from "@/lib/idempotency/recovery";
+import type { RecoveryReport } from "@oncepay/idempotency";
 import { CHECKOUT_OUTCOMES, type CheckoutOutcome } from "@/lib/observability/checkout-outcomes";
 
 /**

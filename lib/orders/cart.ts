@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { BodyParseResult } from "@/lib/idempotency/idempotent-endpoint";
+import type { FieldError } from "@oncepay/idempotency";
 import { CATALOG, findProduct, productSchema, type Product } from "@/lib/orders/catalog";
 import {
   DEFAULT_PAYMENT_METHOD,
@@ -28,6 +28,8 @@ export const checkoutRequestSchema = z.object({
     })
     .default(DEFAULT_PAYMENT_METHOD),
 });
+
+export type CheckoutRequest = z.infer<typeof checkoutRequestSchema>;
 
 export interface PricedLine {
   product: Product;
@@ -62,7 +64,21 @@ export const pricedCartSchema: z.ZodType<PricedCart> = z.object({
 });
 
 /** Validates a checkout body and prices it from our own catalog. */
-export function parseCheckoutRequest(json: unknown): BodyParseResult<PricedCart> {
+export type CheckoutParseResult =
+  | {
+      ok: true;
+      body: PricedCart;
+      /**
+       * The request as the checkout reads it, every field it does not know
+       * dropped: what the key keeps for a resume (which parses it again), so
+       * a client cannot make us keep kilobytes of extras for a day. The
+       * fingerprint still covers the body as sent.
+       */
+      request: CheckoutRequest;
+    }
+  | { ok: false; detail: string; errors: FieldError[] };
+
+export function parseCheckoutRequest(json: unknown): CheckoutParseResult {
   const parsed = checkoutRequestSchema.safeParse(json);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => ({

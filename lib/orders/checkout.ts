@@ -1,16 +1,24 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { z } from "zod";
+import {
+  defineOperation,
+  SideEffectOutcomeUnknown,
+  SideEffectRejected,
+  type KeyedRequest,
+  type Operation,
+  type PhaseContext,
+  type SideEffectContext,
+  type Step,
+  type StoredResponse,
+} from "@oncepay/idempotency";
 import { assertNever } from "@/lib/assert-never";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
 import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
 import { addToContext } from "@/lib/observability/request-context";
-import type { EndpointContext, IdempotentEndpoint } from "@/lib/idempotency/idempotent-endpoint";
-import type { Outcome } from "@/lib/idempotency/outcomes";
-import { PaymentOutcomeUnknown, PaymentRejected } from "@/lib/idempotency/payment-errors";
-import { ChargeAlreadyRecordedError, type IdempotencyStore } from "@/lib/idempotency/store";
-import type { StoredResponse } from "@oncepay/idempotency";
 import type { LimitDecision, RateLimit } from "@/lib/limits/rate-limit";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
+import type { OrderRowsWriter } from "@/lib/orders/order-rows";
 import { paymentProviderKey } from "@/lib/orders/provider-key";
 import { chargeWrite } from "@/lib/orders/record";
 import {
@@ -21,67 +29,115 @@ import {
 } from "@/lib/payments/provider";
 
 /**
- * POST /api/orders: price the cart, charge it, and record the outcome. The
- * idempotency layer around it guarantees this runs to completion at most once
- * per (account, key); this module only says what one checkout does, and
- * where it resumes when an earlier attempt died part-way: one case per
- * recovery point in `perform`, checked by the compiler for completeness.
+ * POST /api/orders as an operation of the engine package: price the cart,
+ * charge it, record the outcome. The engine runs it at most once per
+ * (account, key) and resumes it at the phase where an earlier attempt died:
  *
- * From payment_started on, the cart is the one priced when the payment
- * started (stored with the key), not this attempt's: a resume must send the
- * provider the very same parameters (Stripe answers a key reused with other
- * ones with an idempotency_error) and record the amounts that were actually
- * charged, even if prices changed in between.
+ *   claimed          atomic: records the cart to charge (payment_started),
+ *                    durably, before the provider hears of it
+ *   payment_started  side effect: asks the provider under the request's
+ *                    provider key, and keeps its answer (charged)
+ *   charged          atomic: writes the order (or the declined payment)
+ *                    and completes the key with the response, in one commit
+ *
+ * From payment_started on, the cart is the one recorded then, not this
+ * attempt's: a resume must send the provider the very same parameters
+ * (Stripe answers a key reused with other ones with an idempotency_error)
+ * and record the amounts that were actually charged, even if prices changed.
  */
-export interface CheckoutDeps {
-  store: IdempotencyStore;
+export const CHECKOUT = "checkout";
+
+export interface CheckoutDeps<Tx> {
   provider: PaymentProvider;
-  /** Checkouts per account, counted once per new key (a takeover resumes one already counted). */
-  limit?: RateLimit;
-  /** The slow-network demo: how long to hold a new key's checkout before charging. */
-  holdBeforeChargeMs?: () => Promise<number>;
+  /** How the last phase writes the order in its store's transaction. */
+  orderRows: OrderRowsWriter<Tx>;
   /** A failure this request asked for (tests and demos only). */
   fault?: FaultName;
 }
 
-/** The checkout endpoint, for the API route and the recovery worker alike. */
-export function checkoutEndpoint(deps: CheckoutDeps): IdempotentEndpoint<PricedCart> {
-  const { limit } = deps;
-  return {
-    store: deps.store,
-    parseBody: parseCheckoutRequest,
-    admit: limit && (async (accountId) => rateLimited(await limit.consume(accountId))),
-    async perform(context) {
-      const { claim } = context;
-      addToContext({ providerKey: providerKeyOf(context) });
-      switch (claim.recoveryPoint) {
-        case "claimed": {
-          // First time, or an earlier attempt died before it charged anything.
-          const cart = context.body;
-          await beforePaymentStarts(deps);
-          await context.markPaymentStarted(cart);
-          return recordOutcome(deps, context, cart, await charge(deps, context, cart));
-        }
-        case "payment_started": {
-          // Charge again: the same provider key makes the provider return the first charge, if there was one.
-          const cart = cartBeingCharged(claim.paymentRequest, context.body);
-          return recordOutcome(deps, context, cart, await charge(deps, context, cart));
-        }
-        case "charged": {
-          // The provider's answer is stored with the key: write the order from it, without asking again.
-          const cart = cartBeingCharged(claim.paymentRequest, context.body);
-          return recordOutcome(deps, context, cart, storedCharge(claim.chargeResult));
-        }
-        default:
-          return assertNever(claim.recoveryPoint, "recovery point");
-      }
+export function checkoutOperation<Tx>(deps: CheckoutDeps<Tx>): Operation<PricedCart, Tx> {
+  return defineOperation<PricedCart, Tx>({
+    name: CHECKOUT,
+    parse(json) {
+      const parsed = parseCheckoutRequest(json);
+      return parsed.ok ? { ok: true, input: parsed.body, stored: parsed.request } : parsed;
     },
+    phases: [
+      {
+        kind: "atomic",
+        point: "claimed",
+        async run({ input }) {
+          // Nothing is written yet: a failure here releases the key.
+          injectFault(deps.fault, "after-claim");
+          return { to: "payment_started", progress: { cart: input } };
+        },
+      },
+      {
+        kind: "side-effect",
+        point: "payment_started",
+        sideEffectKey: providerKeyOf,
+        // The phase before it writes nothing but the key's move.
+        rejectionReleasesKey: true,
+        run: (context) => charge(deps, context),
+      },
+      { kind: "atomic", point: "charged", run: (context, tx) => recordOutcome(deps, context, tx) },
+    ],
+  });
+}
+
+/** What the phases keep with the key: the cart from payment_started on, the provider's answer at charged. */
+const progressSchema = z.object({
+  cart: pricedCartSchema.optional(),
+  charge: chargeResultSchema.optional(),
+  providerKey: z.string().optional(),
+});
+
+function progressOf(context: PhaseContext<PricedCart>) {
+  const parsed = progressSchema.safeParse(context.progress);
+  // Only this module writes it; a row that does not parse is a bug, not a retryable failure.
+  if (!parsed.success)
+    throw new Error(`The checkout's progress does not parse: ${parsed.error.message}`);
+  // Keys whose payment started before the cart was kept with them carry none.
+  return { ...parsed.data, cart: parsed.data.cart ?? context.input };
+}
+
+/** The provider key of a request, at a generation: its own, made from the request, not its row. */
+export function providerKeyOf(request: KeyedRequest, generation: number): string {
+  return paymentProviderKey(
+    { accountId: request.scope, idempotencyKey: request.key, fingerprint: request.fingerprint },
+    generation,
+  );
+}
+
+/**
+ * What a request that claimed a new key does before its first phase: the
+ * account's rate limit (a refusal releases the claim), then the slow-network
+ * demo's hold between the claim and the payment. It runs outside any
+ * transaction, so a hold of seconds keeps no connection.
+ */
+export function admitCheckout(options: {
+  accountId: string;
+  limit?: RateLimit;
+  holdBeforeChargeMs?: () => Promise<number>;
+}): () => Promise<RateLimitedOutcome | undefined> {
+  return async () => {
+    if (options.limit) {
+      const refusal = rateLimited(await options.limit.consume(options.accountId));
+      if (refusal) return refusal;
+    }
+    const holdMs = (await options.holdBeforeChargeMs?.()) ?? 0;
+    if (holdMs > 0) await delay(holdMs);
+    return undefined;
   };
 }
 
-type CheckoutContext = EndpointContext<PricedCart>;
+export interface RateLimitedOutcome {
+  kind: "rate-limited";
+  detail: string;
+  retryAfterSeconds: number;
+}
 
-function rateLimited(decision: LimitDecision): Outcome | undefined {
+function rateLimited(decision: LimitDecision): RateLimitedOutcome | undefined {
   if (decision.allowed) return undefined;
   const { retryAfterSeconds } = decision;
   return {
@@ -91,47 +147,79 @@ function rateLimited(decision: LimitDecision): Outcome | undefined {
   };
 }
 
-/** The demos' moment between the claim and the payment: a fault, or the slow network's hold. */
-async function beforePaymentStarts(deps: CheckoutDeps): Promise<void> {
-  injectFault(deps.fault, "after-claim");
-  const holdMs = (await deps.holdBeforeChargeMs?.()) ?? 0;
-  if (holdMs > 0) await delay(holdMs);
+/** Asks the provider, and keeps its answer with the key (`charged`). */
+async function charge<Tx>(
+  deps: CheckoutDeps<Tx>,
+  context: SideEffectContext<PricedCart>,
+): Promise<Step> {
+  const result = await askProvider(deps, context, progressOf(context).cart);
+  injectFault(deps.fault, "after-charge");
+  return { to: "charged", progress: { charge: result, providerKey: context.sideEffectKey } };
+}
+
+/** How many of the request's provider keys one attempt asks under before it hands the key back. */
+const PROVIDER_KEYS_PER_ATTEMPT = 3;
+
+/**
+ * Asks under the request's current provider key (a resume asks again: the
+ * same key makes the provider return the first charge, if there was one).
+ * When the provider proves that key never charged and never will (it
+ * replays a failure it stored), the payment moves on to the request's next
+ * provider key, durably, and asks again.
+ */
+async function askProvider<Tx>(
+  deps: CheckoutDeps<Tx>,
+  context: SideEffectContext<PricedCart>,
+  cart: PricedCart,
+): Promise<ChargeResult> {
+  for (let asked = 1; ; asked++) {
+    addToContext({ providerKey: context.sideEffectKey });
+    try {
+      return await deps.provider.charge({
+        amount: cart.total,
+        currency: cart.currency,
+        paymentMethod: cart.paymentMethod,
+        idempotencyKey: context.sideEffectKey,
+        firstAskedAt: context.askedSince,
+      });
+    } catch (error) {
+      const neverCharges = error instanceof PaymentProviderError && error.outcome === "absent";
+      if (!neverCharges || asked === PROVIDER_KEYS_PER_ATTEMPT) throw asPaymentFailure(error);
+      await context.nextSideEffectKey();
+    }
+  }
 }
 
 /** The order (or the decline) and the completed key, in one commit. */
-async function recordOutcome(
-  deps: CheckoutDeps,
-  context: CheckoutContext,
-  cart: PricedCart,
-  charge: ChargeResult,
-): Promise<StoredResponse> {
-  const { accountId, idempotencyKey, claim } = context;
+async function recordOutcome<Tx>(
+  deps: CheckoutDeps<Tx>,
+  context: PhaseContext<PricedCart>,
+  tx: Tx,
+): Promise<Step> {
+  const { cart, charge, providerKey } = progressOf(context);
+  if (!charge || !providerKey)
+    throw new Error("The checkout reached charged without the provider's answer");
+  addToContext({ providerKey });
+  const { request } = context;
   const write = chargeWrite({
-    accountId,
-    keyId: claim.keyId,
-    idempotencyKey,
+    accountId: request.scope,
+    keyId: request.keyId,
+    idempotencyKey: request.key,
     source: "checkout",
-    providerKey: providerKeyOf(context),
+    providerKey,
     cart,
     charge,
     provider: deps.provider.name,
   });
-  // The last moment nothing of the order is written: the commit that writes it completes the key.
+  // The last moment nothing of the order is written: its commit completes the key.
   injectFault(deps.fault, "before-commit");
-  try {
-    await context.complete(write);
-    return write.response;
-  } catch (error) {
-    if (!(error instanceof ChargeAlreadyRecordedError)) throw error;
-    // The provider answered with a payment an earlier key row recorded: the
-    // key was reused, after its TTL, for the same cart while the provider
-    // still remembers it. Recording it again would be an order nobody paid
-    // for; charging under another provider key could be a second charge for
-    // a row that was lost. The key keeps this answer instead.
-    const refusal = expiredKeyReusedResponse(charge.providerPaymentId);
-    await context.complete({ response: refusal });
-    return refusal;
-  }
+  if (await deps.orderRows.writeUnlessRecorded(tx, write.rows)) return { response: write.response };
+  // The provider answered with a payment an earlier key row recorded: the
+  // key was reused, after its TTL, for the same cart while the provider
+  // still remembers it. Recording it again would be an order nobody paid
+  // for; charging under another provider key could be a second charge for
+  // a row that was lost. The key keeps this answer instead.
+  return { response: expiredKeyReusedResponse(charge.providerPaymentId) };
 }
 
 function expiredKeyReusedResponse(providerPaymentId: string): StoredResponse {
@@ -147,90 +235,21 @@ function expiredKeyReusedResponse(providerPaymentId: string): StoredResponse {
   };
 }
 
-/** Asks the provider, and keeps its answer with the key (`charged`). */
-async function charge(
-  deps: CheckoutDeps,
-  context: CheckoutContext,
-  cart: PricedCart,
-): Promise<ChargeResult> {
-  const result = await askProvider(deps, context, cart);
-  injectFault(deps.fault, "after-charge");
-  await context.recordCharge(result);
-  return result;
-}
-
-/** How many of the request's provider keys one attempt asks under before it hands the key back. */
-const PROVIDER_KEYS_PER_ATTEMPT = 3;
-
-/**
- * Asks under the request's current provider key. When the provider proves
- * that key never charged and never will (it replays a failure it stored),
- * the payment moves on to the request's next provider key, durably, and asks
- * again.
- */
-async function askProvider(
-  deps: CheckoutDeps,
-  context: CheckoutContext,
-  cart: PricedCart,
-): Promise<ChargeResult> {
-  for (let asked = 1; ; asked++) {
-    try {
-      return await deps.provider.charge({
-        amount: cart.total,
-        currency: cart.currency,
-        paymentMethod: cart.paymentMethod,
-        idempotencyKey: providerKeyOf(context),
-        firstAskedAt: context.claim.paymentStartedAt,
-      });
-    } catch (error) {
-      const neverCharges = error instanceof PaymentProviderError && error.outcome === "absent";
-      if (!neverCharges || asked === PROVIDER_KEYS_PER_ATTEMPT) throw asPaymentFailure(error);
-      await context.startNextProviderKey();
-      addToContext({ providerKey: providerKeyOf(context) });
-    }
-  }
-}
-
-/** The provider key the request charges under now: its own, at the claim's generation. */
-function providerKeyOf(context: CheckoutContext): string {
-  return paymentProviderKey(context, context.claim.providerKeyGeneration);
-}
-
-function cartBeingCharged(stored: unknown, fromThisAttempt: PricedCart): PricedCart {
-  // Keys whose payment started before the cart was stored with them carry none.
-  if (stored === null || stored === undefined) return fromThisAttempt;
-  const parsed = pricedCartSchema.safeParse(stored);
-  if (!parsed.success)
-    throw new Error(`The cart stored with the key does not parse: ${parsed.error.message}`);
-  return parsed.data;
-}
-
-function storedCharge(stored: unknown): ChargeResult {
-  const parsed = chargeResultSchema.safeParse(stored);
-  // Only this module writes it; a row that does not parse is a bug, not a retryable failure.
-  if (!parsed.success) {
-    throw new Error(
-      `The charge result stored with the key does not parse: ${parsed.error.message}`,
-    );
-  }
-  return parsed.data;
-}
-
 function asPaymentFailure(error: unknown): unknown {
   if (!(error instanceof PaymentProviderError)) return error;
   switch (error.outcome) {
     case "rejected":
-      return new PaymentRejected(
+      return new SideEffectRejected(
         "The payment provider refused the request, so nothing was charged. This is a problem on our side; the same key can be retried once it is fixed.",
         { cause: error },
       );
     case "unknown":
-      return new PaymentOutcomeUnknown(
+      return new SideEffectOutcomeUnknown(
         "The payment provider did not answer in time. Retry with the same Idempotency-Key: it resumes this payment and never charges twice.",
         { cause: error },
       );
     case "absent":
-      return new PaymentOutcomeUnknown(
+      return new SideEffectOutcomeUnknown(
         "The payment provider failed and, as its records show, charged nothing. Retry with the same Idempotency-Key: the payment goes on and is charged once.",
         { cause: error },
       );

@@ -5,8 +5,8 @@ import type { OrderRows } from "@/lib/orders/record";
  * A charge's rows as data-modifying CTEs (`name AS (INSERT …)`, comma
  * separated) for one statement. Each selects FROM `gate`, a FROM item with
  * one row or none, so the rows are written exactly when the gate has its
- * row: the SQL store's completed key (the key and the order commit together
- * or not at all), or a gate that always has one (the lab's strategies).
+ * row: the checkout's gate (no payment recorded yet), or one that always
+ * has one (the lab's strategies).
  */
 export function orderRowsSql({ order, payment }: OrderRows, gate: Sql): Sql {
   if (order === null) {
@@ -44,4 +44,17 @@ const ALWAYS = sql`(SELECT) AS always`;
 /** Writes the rows by themselves: one statement, atomic on its own. */
 export function orderRowsStatement(rows: OrderRows): Sql {
   return sql`WITH ${orderRowsSql(rows, ALWAYS)} SELECT`;
+}
+
+/**
+ * Writes the rows unless their provider payment is already recorded, in one
+ * statement; answers `written`.
+ */
+export function orderRowsUnlessRecordedStatement(rows: OrderRows): Sql {
+  const { payment } = rows;
+  return sql`WITH unrecorded AS (
+      SELECT WHERE NOT EXISTS (
+        SELECT FROM payments WHERE provider = ${payment.provider} AND provider_payment_id = ${payment.providerPaymentId})
+    ), ${orderRowsSql(rows, sql`unrecorded`)}
+    SELECT EXISTS (SELECT FROM unrecorded) AS written`;
 }

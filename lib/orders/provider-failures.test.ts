@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { runIdempotent } from "@/lib/idempotency/idempotent-endpoint";
-import { SqlIdempotencyStore } from "@/lib/idempotency/sql-store";
-import { checkoutEndpoint } from "@/lib/orders/checkout";
+import type { KeyedCall } from "@oncepay/idempotency";
 import {
   appSimulator,
   ledgerFor,
@@ -12,6 +10,7 @@ import {
 } from "@/lib/testing/payment-simulator";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
+import { checkoutEngineOn } from "@/lib/testing/checkout-engine";
 import { closeTestDb, countRows, keyRow, testDb } from "@/lib/testing/database";
 
 /**
@@ -25,15 +24,8 @@ afterAll(closeTestDb);
 describe("the checkout endpoint when the provider fails", () => {
   const simulator = withTestSimulator();
 
-  const store = () =>
-    new SqlIdempotencyStore(testDb(), { leaseSeconds: 30, ttlSeconds: 24 * 60 * 60 });
-
-  function checkoutRequest(key: string, body: unknown): Request {
-    return new Request("http://oncepay.test/api/orders", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "Idempotency-Key": key },
-      body: JSON.stringify(body),
-    });
+  function checkoutCall(scope: string, key: string, body: unknown): KeyedCall {
+    return { scope, key, method: "POST", path: "/api/orders", body };
   }
 
   it("keeps the key in flight but hands it back when the charge's outcome is unknown; the retry resumes at once and charges once", async () => {
@@ -47,10 +39,10 @@ describe("the checkout endpoint when the provider fails", () => {
       maxNetworkRetries: 0,
       timeoutMs: 300,
     });
-    const endpoint = checkoutEndpoint({ store: store(), provider });
+    const checkout = checkoutEngineOn(testDb(), provider);
 
     await setFaults(simulator, { latencyMs: 800 });
-    const first = await runIdempotent(endpoint, checkoutRequest(key, body), shopper.id);
+    const first = await checkout.run(checkoutCall(shopper.id, key, body));
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the simulator finishes the charge meanwhile
     await setFaults(simulator, {});
     expect(first).toMatchObject({ kind: "dependency-unavailable", retryAfterSeconds: 1 });
@@ -61,7 +53,7 @@ describe("the checkout endpoint when the provider fails", () => {
     const providerKey = row!.provider_key;
     expect((await ledgerFor(simulator, { idempotencyKey: providerKey })).charges).toHaveLength(1);
 
-    const retry = await runIdempotent(endpoint, checkoutRequest(key, body), shopper.id);
+    const retry = await checkout.run(checkoutCall(shopper.id, key, body));
     expect(retry).toMatchObject({ kind: "completed", stored: { status: 201 } });
     const ledger = await ledgerFor(simulator, { idempotencyKey: providerKey });
     expect(ledger.charges).toHaveLength(1);
@@ -81,10 +73,8 @@ describe("the checkout endpoint when the provider fails", () => {
       simulatorUrl: simulator.url,
     });
 
-    const refused = await runIdempotent(
-      checkoutEndpoint({ store: store(), provider: misconfigured }),
-      checkoutRequest(key, body),
-      shopper.id,
+    const refused = await checkoutEngineOn(testDb(), misconfigured).run(
+      checkoutCall(shopper.id, key, body),
     );
     expect(refused).toMatchObject({ kind: "dependency-rejected" });
     expect(await keyRow(shopper.id, key)).toBeUndefined();
@@ -94,11 +84,7 @@ describe("the checkout endpoint when the provider fails", () => {
       secretKey: await newSecretKey(simulator),
       simulatorUrl: simulator.url,
     });
-    const retry = await runIdempotent(
-      checkoutEndpoint({ store: store(), provider: fixed }),
-      checkoutRequest(key, body),
-      shopper.id,
-    );
+    const retry = await checkoutEngineOn(testDb(), fixed).run(checkoutCall(shopper.id, key, body));
     expect(retry).toMatchObject({ kind: "completed", stored: { status: 201 } });
     expect(await countRows("orders", shopper.id)).toBe(1);
   });

@@ -21,14 +21,14 @@ export interface KeyRow {
   recovery_point: string;
   fingerprint: string;
   /** What the key keeps of its request, for a resume. */
-  request_body: unknown;
-  provider_key_generation: number;
+  request: unknown;
+  side_effect_generation: number;
   /** The provider key its request charges under (computed from the row, as the checkout computes it). */
   provider_key: string;
   response_status: number | null;
   response_body: unknown;
-  payment_request: unknown;
-  charge_result: unknown;
+  /** What the checkout's phases kept: the cart being charged, then the provider's answer. */
+  progress: { cart?: unknown; charge?: unknown; providerKey?: string };
   lease_expires_at: Date | null;
 }
 
@@ -133,7 +133,7 @@ export interface ProviderIntentCounts {
 export function rowsIn(db: Queryable): Rows {
   const countRows = async (table: CountedTable, accountId: string) => {
     const { rows } = await db.query<{ count: string }>(
-      `SELECT count(*) FROM ${table} WHERE account_id = $1`,
+      `SELECT count(*) FROM ${table} WHERE ${table === "idempotency_keys" ? "scope" : "account_id"} = $1`,
       [accountId],
     );
     return Number(rows[0]!.count);
@@ -144,7 +144,7 @@ export function rowsIn(db: Queryable): Rows {
     key: string,
   ) => {
     await db.query(
-      `UPDATE idempotency_keys SET ${column} = now() - interval '1 second' WHERE account_id = $1 AND idem_key = $2`,
+      `UPDATE idempotency_keys SET ${column} = now() - interval '1 second' WHERE scope = $1 AND idem_key = $2`,
       [accountId, key],
     );
   };
@@ -159,9 +159,9 @@ export function rowsIn(db: Queryable): Rows {
     },
     async tableCounts(accountId) {
       const { rows } = await db.query<Record<CountedTable, number>>(
-        `SELECT (SELECT count(*)::int FROM orders WHERE account_id = $1) AS orders,
-                (SELECT count(*)::int FROM payments WHERE account_id = $1) AS payments,
-                (SELECT count(*)::int FROM idempotency_keys WHERE account_id = $1) AS idempotency_keys`,
+        `SELECT (SELECT count(*)::int FROM orders WHERE account_id = $1::uuid) AS orders,
+                (SELECT count(*)::int FROM payments WHERE account_id = $1::uuid) AS payments,
+                (SELECT count(*)::int FROM idempotency_keys WHERE scope = $1::uuid::text) AS idempotency_keys`,
         [accountId],
       );
       return rows[0]!;
@@ -170,13 +170,13 @@ export function rowsIn(db: Queryable): Rows {
       const { rows } = await db.query<KeyRequestRow>(
         `SELECT r.nth, r.request_id, r.status, r.answer::text AS answer, r.received_at, r.answered_at
            FROM idempotency_key_requests r JOIN idempotency_keys k ON k.id = r.key_id
-          WHERE k.account_id = $1 AND k.idem_key = $2
+          WHERE k.scope = $1 AND k.idem_key = $2
           ORDER BY r.received_at, r.nth`,
         [accountId, key],
       );
       const { rows: counts } = await db.query<{ seen: number }>(
         `SELECT c.seen FROM idempotency_key_request_counts c JOIN idempotency_keys k ON k.id = c.key_id
-          WHERE k.account_id = $1 AND k.idem_key = $2`,
+          WHERE k.scope = $1 AND k.idem_key = $2`,
         [accountId, key],
       );
       return { seen: counts[0]?.seen ?? 0, rows };
@@ -191,8 +191,8 @@ export function rowsIn(db: Queryable): Rows {
     },
     async keyRow(accountId, key) {
       const { rows } = await db.query<Omit<KeyRow, "provider_key">>(
-        `SELECT id, state::text, recovery_point::text, fingerprint, request_body, provider_key_generation, response_status, response_body, payment_request, charge_result, lease_expires_at
-           FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2`,
+        `SELECT id, state, recovery_point, fingerprint, request, side_effect_generation, response_status, response_body, progress, lease_expires_at
+           FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
         [accountId, key],
       );
       const row = rows[0];
@@ -205,14 +205,14 @@ export function rowsIn(db: Queryable): Rows {
               idempotencyKey: key,
               fingerprint: row.fingerprint,
             },
-            row.provider_key_generation,
+            row.side_effect_generation,
           ),
         }
       );
     },
     async stuckKeys(accountId) {
       const { rows } = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM idempotency_keys WHERE account_id = $1 AND state = 'in_flight' AND lease_expires_at <= now()`,
+        `SELECT count(*)::int AS n FROM idempotency_keys WHERE scope = $1 AND state = 'in_flight' AND lease_expires_at <= now()`,
         [accountId],
       );
       return rows[0]!.n;
@@ -222,7 +222,7 @@ export function rowsIn(db: Queryable): Rows {
     async loseKey(accountId, key) {
       await db.query(
         `WITH lost_key AS (
-           DELETE FROM idempotency_keys WHERE account_id = $1 AND idem_key = $2 RETURNING id
+           DELETE FROM idempotency_keys WHERE scope = $1 AND idem_key = $2 RETURNING id
          ), lost_payments AS (
            DELETE FROM payments WHERE idempotency_key_id IN (SELECT id FROM lost_key)
          )
@@ -259,7 +259,7 @@ export function rowsIn(db: Queryable): Rows {
       }>(
         `SELECT k.idem_key AS key, k.response_status, o.id AS order_id
            FROM idempotency_keys k LEFT JOIN orders o ON o.idempotency_key_id = k.id
-          WHERE k.account_id = $1 ORDER BY k.created_at`,
+          WHERE k.scope = $1 ORDER BY k.created_at`,
         [accountId],
       );
       return rows;
@@ -326,7 +326,7 @@ export function rowsIn(db: Queryable): Rows {
     },
     async recoveryPointsOf(accountId, keys) {
       const { rows } = await db.query<{ recovery_point: string }>(
-        `SELECT recovery_point::text FROM idempotency_keys WHERE account_id = $1 AND ($2::text[] IS NULL OR idem_key = ANY($2))`,
+        `SELECT recovery_point FROM idempotency_keys WHERE scope = $1 AND ($2::text[] IS NULL OR idem_key = ANY($2))`,
         [accountId, keys ?? null],
       );
       return rows.map((row) => row.recovery_point);

@@ -6,7 +6,7 @@
  * statement it stands for; change the two with the code.
  *
  * Each SQL statement is one atomic step, with its WHERE clause as written in
- * postgres-store.ts, because that is all PostgreSQL promises: between two
+ * the package's sql-key-store.ts, because that is all PostgreSQL promises: between two
  * statements anything may happen. Each step also offers the crash: instead of
  * running, the process may stop for good (`:: CRASH`), which is what SIGKILL,
  * an out-of-memory kill or a lost machine look like from the database. A step
@@ -39,7 +39,7 @@
  * attempt. */
 #define MAX_IDS 8
 
-/* MAX_CLAIM_PASSES in postgres-store.ts */
+/* MAX_CLAIM_PASSES in the package's sql-key-store.ts */
 #define MAX_CLAIM_PASSES 3
 
 /* idempotency_keys.state (ABSENT: no row) */
@@ -101,7 +101,7 @@ byte attempts_ended = 0;
 #define MAY_RELEASE(owner, id) HOLDS(owner, id)
 #endif
 
-/* performWithClaim: earlierAttemptMayHaveActed, from the recovery point the
+/* the engine's attempt: earlierAttemptMayHaveActed, from the recovery point the
  * claim began at. Nothing after the charge needs my_rp, so the charge step
  * clears it, as it does every local once dead: two attempts that differ only
  * in what they no longer need are one state, which keeps the search small. */
@@ -132,7 +132,7 @@ inline spend_fault() {
   fi
 }
 
-/* The checkout's perform (one case per recovery point), as performWithClaim
+/* The checkout's perform (one case per recovery point), as the engine's attempt
  * runs it. */
 #define RESUME_AT_RECOVERY_POINT \
   if \
@@ -143,7 +143,7 @@ inline spend_fault() {
 
 /*
  * What an attempt (or the worker) does once it holds the key: the steps of
- * the checkout, then the catch block's rules in performWithClaim (release,
+ * the checkout, then the catch block's rules in the engine's attempt (release,
  * end the lease, or neither). It leaves by `goto done` or `goto crashed`;
  * its first step is labelled mark_started where it is used, since Promela
  * will not take a label as the first thing in an inline.
@@ -153,7 +153,7 @@ inline perform_with_claim() {
     if
     :: CRASH
     :: faults_left > 0 -> goto release   /* an error before the payment started (after-claim): the catch releases */
-    /* markPaymentStarted: also renews the lease */
+    /* the claimed phase's commit: also renews the lease */
     :: HOLDS(me, my_id) -> rp = PAYMENT_STARTED; lease_expired = false;
 #ifdef CLAIM_AFTER_CHARGE
          goto record   /* it charged before it claimed */
@@ -170,9 +170,9 @@ charge:
     if
     :: CRASH
     :: provider_charges(my_id); my_rp = 0; goto record
-    :: faults_left > 0 -> provider_charges(my_id); spend_fault(); my_rp = 0; goto end_lease   /* charged, the answer lost: PaymentOutcomeUnknown */
-    :: faults_left > 0 -> spend_fault(); my_rp = 0; goto end_lease                            /* never reached it: PaymentOutcomeUnknown */
-    :: faults_left > 0 -> spend_fault();                                                      /* refused the request itself: PaymentRejected */
+    :: faults_left > 0 -> provider_charges(my_id); spend_fault(); my_rp = 0; goto end_lease   /* charged, the answer lost: SideEffectOutcomeUnknown */
+    :: faults_left > 0 -> spend_fault(); my_rp = 0; goto end_lease                            /* never reached it: SideEffectOutcomeUnknown */
+    :: faults_left > 0 -> spend_fault();                                                      /* refused the request itself: SideEffectRejected */
          if
          :: EARLIER_MAY_HAVE_ACTED -> my_rp = 0; goto end_lease
          :: else -> goto release   /* nothingHappened */
@@ -184,7 +184,7 @@ record:
   atomic {
     if
     :: CRASH   /* crash-after-charge; an error here keeps the claim, as a crash does */
-    /* recordCharge */
+    /* the move to charged */
     :: HOLDS(me, my_id) -> rp = CHARGED; goto complete
     :: !HOLDS(me, my_id) -> goto done   /* LeaseLostError, payment started: the key is its new holder's */
     fi
@@ -194,7 +194,7 @@ complete:
   atomic {
     if
     :: CRASH   /* crash-before-commit, or an error inside the transaction: it rolls back */
-    /* completeKey: the order INSERT and the key UPDATE in one transaction,
+    /* the charged phase's commit: the order INSERT and the key UPDATE in one transaction,
      * rolled back (LeaseLostError) when the UPDATE matches no row */
     :: MAY_COMPLETE(me, my_id) ->
          orders++;
@@ -226,7 +226,7 @@ end_lease:
   }
 }
 
-/* One HTTP attempt: runIdempotent → claimKey → performWithClaim. */
+/* One HTTP attempt: engine.run → store.claim → the engine's attempt. */
 proctype Attempt(byte me) {
   byte faults_left = 1;   /* never spent: see WORKER_FAULTS */
   byte pass = 0;
@@ -243,7 +243,7 @@ proctype Attempt(byte me) {
   }
 #endif
 
-/* claimKey, one pass of its loop per visit */
+/* store.claim, one pass of its loop per visit */
 claim:
   atomic {
     if
@@ -252,7 +252,7 @@ claim:
     fi;
     if
     :: CRASH
-    /* insertClaim: INSERT … ON CONFLICT (account_id, idem_key) DO NOTHING RETURNING id */
+    /* insertClaim: INSERT … ON CONFLICT (scope, idem_key) DO NOTHING RETURNING id */
     :: row_state == ABSENT ->
          row_state = IN_FLIGHT; rp = CLAIMED; row_id = next_id; next_id++;
          lease_owner = me; lease_expired = false; ttl_expired = false;

@@ -46,7 +46,7 @@ export async function checkInvariants(
            WHERE c.status = 'succeeded' AND split_part(pi.idempotency_key, ':', 2) = ANY($1::text[])
            GROUP BY pi.idempotency_key HAVING count(*) > 1) d) AS "duplicateCharges",
        (SELECT count(*)::int FROM idempotency_keys
-         WHERE account_id = ANY($1::uuid[]) AND state = 'in_flight' AND lease_expires_at < now() - make_interval(secs => $2)) AS "stuckKeys"`,
+         WHERE scope = ANY($1::text[]) AND state = 'in_flight' AND lease_expires_at < now() - make_interval(secs => $2)) AS "stuckKeys"`,
     [accountIds, stuckAfterSeconds],
   );
   return rows[0]!;
@@ -61,7 +61,7 @@ export async function settledCounts(db: Queryable, accountIds: string[]): Promis
        (SELECT count(*)::int FROM payment_simulator.charges c JOIN payment_simulator.payment_intents pi ON pi.id = c.payment_intent
          WHERE c.status = 'failed' AND split_part(pi.idempotency_key, ':', 2) = ANY($1::text[])) AS "failedCharges",
        (SELECT count(*)::int FROM payments WHERE account_id = ANY($1::uuid[]) AND status = 'declined') AS "declinedPayments",
-       (SELECT count(*)::int FROM idempotency_keys WHERE account_id = ANY($1::uuid[]) AND state = 'in_flight') AS "inFlightKeys"`,
+       (SELECT count(*)::int FROM idempotency_keys WHERE scope = ANY($1::text[]) AND state = 'in_flight') AS "inFlightKeys"`,
     [accountIds],
   );
   return rows[0]!;
