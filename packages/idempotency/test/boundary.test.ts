@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
  * editor; this holds even where that config is not in force).
  */
 const PACKAGE_ROOT = path.resolve(import.meta.dirname, "..");
-const OWN_FOLDERS = ["src", "test", "scripts"];
+const OWN_FOLDERS = ["src", "test", "scripts", "fixture", "conformance"];
 const GENERATED = path.join(PACKAGE_ROOT, "test", "prisma", "generated");
 
 async function sourceFiles(folder: string): Promise<string[]> {
