@@ -1,5 +1,5 @@
 import { assertNever } from "@/lib/assert-never";
-import { run, sql, type Queryable } from "@/lib/db/sql";
+import { rawSql, run, sql, type Queryable } from "@/lib/db/sql";
 import type { KeyRequestAnswer } from "@/lib/generated/prisma/enums";
 import { outcomeStatus, type Outcome } from "@/lib/idempotency/outcomes";
 import { errorFields, log } from "@/lib/log";
@@ -87,6 +87,13 @@ export interface KeyRequestRecord extends KeyRequestAnswerOf {
 }
 
 /**
+ * The record commits without waiting for the disk (SET LOCAL, inside the
+ * statement): it runs before every keyed answer goes out, and a record lost
+ * in a PostgreSQL crash loses a line of a key's story, never a payment.
+ */
+const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
+
+/**
  * Records one request under the account's key, if the account has that key
  * now. Whoever asks, the key is looked up under the caller's own account, so
  * no request can write under another account's key; a request whose key has
@@ -112,6 +119,7 @@ export async function recordKeyRequest(db: Queryable, record: KeyRequestRecord):
     sql`WITH presented AS (
         SELECT id FROM idempotency_keys
          WHERE scope = ${record.accountId} AND idem_key = ${record.idempotencyKey}
+           AND ${rawSql(ASYNC_COMMIT)}
       ), counted AS (
         INSERT INTO idempotency_key_request_counts AS counts (key_id, seen)
         SELECT id, 1 FROM presented
