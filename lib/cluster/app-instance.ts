@@ -31,9 +31,22 @@ export interface AppInstanceOptions {
 }
 
 const READY_TIMEOUT_MS = 90_000;
+// Enough of an instance's last words to say why it did not come up.
+const TAIL_CHARS = 4_000;
 
 export async function startAppInstance(options: AppInstanceOptions): Promise<AppInstance> {
   const url = `http://127.0.0.1:${options.port}`;
+  // The caller may keep the output only in memory, where a failed start
+  // would hide why: the error carries the end of it.
+  let tail = "";
+  const sink = options.output;
+  const output =
+    sink === "inherit"
+      ? sink
+      : (chunk: string) => {
+          tail = (tail + chunk).slice(-TAIL_CHARS);
+          sink(chunk);
+        };
   const started = startProcess({
     command: process.execPath,
     args: typescriptScriptArgs("scripts/launch.mts", "start"),
@@ -52,12 +65,20 @@ export async function startAppInstance(options: AppInstanceOptions): Promise<App
       // cluster script that started it is gone, however that ended.
       [LAUNCHER_PID_ENV]: String(process.pid),
     },
-    output: options.output,
+    output,
   });
-  await waitUntil(async () => (await fetch(`${url}/api/ready`)).ok, {
-    timeoutMs: READY_TIMEOUT_MS,
-    process: started,
-    describe: () => `App instance ${options.name} on port ${options.port} was not ready`,
-  });
+  try {
+    await waitUntil(async () => (await fetch(`${url}/api/ready`)).ok, {
+      timeoutMs: READY_TIMEOUT_MS,
+      process: started,
+      describe: () => `App instance ${options.name} on port ${options.port} was not ready`,
+    });
+  } catch (error) {
+    await started.stop(); // not ready in time, it may still be running
+    if (!tail) throw error;
+    throw new Error(`${(error as Error).message}; the end of its output:\n${tail}`, {
+      cause: error,
+    });
+  }
   return { name: options.name, port: options.port, url, process: started };
 }

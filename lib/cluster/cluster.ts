@@ -180,7 +180,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     });
     started.push(pooler);
 
-    const instances = await Promise.all(
+    // All settled before going on: one that fails must not leave the
+    // others starting after everything was stopped.
+    const starts = await Promise.allSettled(
       names.map((name, index) =>
         startAppInstance({
           name,
@@ -197,6 +199,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         }),
       ),
     );
+    const instances = starts.map((start) => {
+      if (start.status === "rejected") throw start.reason;
+      return start.value;
+    });
     await waitForRotation(balancer, instances.length);
 
     return {

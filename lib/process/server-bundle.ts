@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { build } from "esbuild";
 
@@ -10,12 +12,20 @@ import { build } from "esbuild";
  * The bundle holds only our code; `next` and other packages stay imports.
  * Made afresh at each start (a few tens of milliseconds), so it never runs
  * stale code.
+ *
+ * Several launchers start at once (the cluster's instances, the tests'
+ * apps), all bundling to the same file. Written in place, one launcher's
+ * write truncated the file while another's Node was reading it: Node ran
+ * an empty module and exited 0, without a word, and the instance was gone.
+ * So each launcher writes a file of its own and renames it over the
+ * bundle: a rename replaces it whole, and a reader sees one whole bundle.
  */
 export async function bundleServer(): Promise<string> {
   const outfile = path.resolve("node_modules", ".cache", "oncepay", "serve.mjs");
-  await build({
+  const result = await build({
     entryPoints: [path.resolve("scripts", "serve.mts")],
     outfile,
+    write: false,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -23,5 +33,11 @@ export async function bundleServer(): Promise<string> {
     packages: "external",
     logLevel: "warning",
   });
+  const [bundle] = result.outputFiles;
+  if (!bundle) throw new Error("esbuild made no bundle of scripts/serve.mts");
+  await mkdir(path.dirname(outfile), { recursive: true });
+  const ownFile = `${outfile}.${process.pid}.${randomUUID()}.tmp`;
+  await writeFile(ownFile, bundle.contents);
+  await rename(ownFile, outfile);
   return outfile;
 }
