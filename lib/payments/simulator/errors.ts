@@ -19,6 +19,7 @@ export const SIMULATOR_ERROR_CODES = [
   "amount_too_large",
   "amount_too_small",
   "card_declined",
+  "charge_already_refunded",
   "expired_card",
   "idempotency_key_in_use",
   "incorrect_cvc",
@@ -155,8 +156,10 @@ export function misdirectedRequest(host: string | undefined): ApiResponse {
 
 /**
  * No object with that id, naming the parameter that carried it, as Stripe
- * does: the path parameter of a retrieve (`intent`, `charge`: the names in
- * Stripe's spec), answered 404; a body parameter (`payment_method`), 400.
+ * does: the path parameter of a retrieve (`intent`, `charge`, `refund`: the
+ * names in Stripe's spec), answered 404; a body or query parameter
+ * (`payment_method`, a refund's `payment_intent`, a list's
+ * `starting_after`), 400.
  */
 export function resourceMissing(
   kind: string,
@@ -169,7 +172,7 @@ export function resourceMissing(
 
 export function unrecognizedUrl(method: string, path: string): ApiResponse {
   return invalidRequest(
-    `Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id, GET /v1/payment_intents/search, GET /v1/charges and GET /v1/charges/:id.`,
+    `Unrecognized request URL (${method}: ${path}). The payment simulator implements POST /v1/payment_intents, GET /v1/payment_intents/:id, GET /v1/payment_intents/search, GET /v1/charges, GET /v1/charges/:id, POST /v1/refunds, GET /v1/refunds and GET /v1/refunds/:id.`,
     {},
     404,
   );

@@ -4,8 +4,10 @@ import { z } from "zod";
  * Injected trouble, for tests and demos, set with `PUT /_simulator/faults`
  * and held in memory by one simulator process:
  *
- *   latencyMs   every POST /v1/payment_intents waits this long after claiming
- *               its Idempotency-Key and before charging: a slow card network.
+ *   latencyMs   every POST that moves money (POST /v1/payment_intents, POST
+ *               /v1/refunds) waits this long after claiming its
+ *               Idempotency-Key and before charging or refunding: a slow
+ *               card network.
  *               A second request with the same key meanwhile gets 409.
  *               Stays until changed.
  *   failNext    one-shot; the next API request (any /v1/ request, after its
@@ -18,8 +20,9 @@ import { z } from "zod";
  *                        a response: the lost-response case. A retry with
  *                        the same key gets the stored response, replayed.
  *     "http_500_stored_after_charge"
- *                        charges, then answers 500 api_error and stores that
- *                        500 under the key instead of the charge, as Stripe
+ *                        charges (or refunds), then answers 500 api_error
+ *                        and stores that 500 under the key instead of the
+ *                        charge, as Stripe
  *                        does when it fails while executing a request: every
  *                        retry with the key replays the 500 (with
  *                        Stripe-Should-Retry: false) for the key's 24 hours,
@@ -27,7 +30,8 @@ import { z } from "zod";
  *                        happened.
  *     "http_500_stored_before_charge"
  *                        the same stored, replayed 500, but nothing was
- *                        charged: the case where the lookup finds nothing.
+ *                        charged (or refunded): the case where the lookup
+ *                        finds nothing.
  *
  * A PUT replaces the whole setting: omitted fields go back to their defaults,
  * so `PUT {}` clears everything.

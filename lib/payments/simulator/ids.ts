@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto";
 
 /**
  * Object ids in Stripe's style: a type prefix and random base62 characters
- * (`pi_…`, `ch_…`, `req_…`). They are made before the ledger transaction, so
- * the payment intent can name its charge and the charge its intent in one go.
+ * (`pi_…`, `ch_…`, `re_…`, `req_…`). They are made before the ledger
+ * transaction, so the payment intent can name its charge and the charge its
+ * intent in one go.
  */
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -18,7 +19,7 @@ export function randomBase62(length: number): string {
   return text;
 }
 
-export function newId(prefix: "pi" | "ch" | "req"): string {
+export function newId(prefix: "pi" | "ch" | "re" | "req"): string {
   return `${prefix}_${randomBase62(prefix === "req" ? 14 : 24)}`;
 }
 

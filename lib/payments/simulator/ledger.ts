@@ -8,7 +8,8 @@ import {
   type StripeError,
 } from "@/lib/payments/simulator/errors";
 import { clientSecretFor, newId } from "@/lib/payments/simulator/ids";
-import { chargeObject, paymentIntentObject } from "@/lib/payments/simulator/objects";
+import { chargeObject, paymentIntentObject, refundObject } from "@/lib/payments/simulator/objects";
+import { refundsOfIntents } from "@/lib/payments/simulator/refund-ledger";
 import type {
   AutomaticPaymentMethods,
   CreatePaymentIntentParams,
@@ -51,6 +52,8 @@ export interface ChargeRow {
   failure_code: string | null;
   decline_code: string | null;
   failure_message: string | null;
+  /** How much of it refunds have given back (refund-ledger.ts); 0 for a failed charge. */
+  amount_refunded: string;
   created: string;
 }
 
@@ -243,10 +246,12 @@ export interface LedgerFilter {
 const LEDGER_LIMIT = 100;
 
 /**
- * The admin view (GET /_simulator/ledger): payment intents and charges, each
- * with the account (SHA-256 of its first API key, see auth.ts) it belongs to and the
- * Idempotency-Key it was created under, across all accounts. This is where a
- * test counts charges: "exactly one charge for this key".
+ * The admin view (GET /_simulator/ledger): payment intents, their charges
+ * and their refunds, each with the account (SHA-256 of its first API key,
+ * see auth.ts) it belongs to and (intents and refunds) the Idempotency-Key
+ * it was created under, across all accounts. This is where a
+ * test counts charges: "exactly one charge for this key", and refunds: "never
+ * more given back than this intent took".
  */
 export async function readLedger(pool: pg.Pool, filter: LedgerFilter) {
   const { rows: intents } = await pool.query<PaymentIntentRow>(
@@ -271,6 +276,11 @@ export async function readLedger(pool: pg.Pool, filter: LedgerFilter) {
       ORDER BY created DESC, id LIMIT $3`,
     [filtered, intents.map((intent) => intent.id), LEDGER_LIMIT],
   );
+  const refunds = await refundsOfIntents(
+    pool,
+    filtered ? intents.map((intent) => intent.id) : null,
+    LEDGER_LIMIT,
+  );
   return {
     object: "simulator.ledger",
     payment_intents: intents.map((row) => ({
@@ -279,5 +289,10 @@ export async function readLedger(pool: pg.Pool, filter: LedgerFilter) {
       idempotency_key: row.idempotency_key,
     })),
     charges: charges.map((row) => ({ ...chargeObject(row), account: row.account })),
+    refunds: refunds.map((row) => ({
+      ...refundObject(row),
+      account: row.account,
+      idempotency_key: row.idempotency_key,
+    })),
   };
 }

@@ -2,11 +2,12 @@ import { createHash } from "node:crypto";
 import { testCard, type TestCard } from "@/lib/payments/simulator/cards";
 import type { StripeError } from "@/lib/payments/simulator/errors";
 import type { ChargeRow, PaymentIntentRow } from "@/lib/payments/simulator/ledger";
+import type { RefundRow } from "@/lib/payments/simulator/refund-ledger";
 
 /**
  * The Stripe objects the API shows for the ledger's rows: PaymentIntent,
- * Charge and PaymentMethod, in Stripe's exact shape. Every field the SDK's
- * types declare always present is sent, `null` where nothing applies here
+ * Charge, Refund and PaymentMethod, in Stripe's exact shape. Every field the
+ * SDK's types declare always present is sent, `null` where nothing applies here
  * (no customers, Connect, shipping, reviews or 3-D Secure), as Stripe sends
  * it, so a client reads `null` and never `undefined`; the schema test checks
  * them against Stripe's spec and the SDK's types.
@@ -98,13 +99,14 @@ export function chargeObject(row: ChargeRow) {
   const amount = Number(row.amount);
   const created = Number(row.created);
   const succeeded = row.status === "succeeded";
+  const amountRefunded = Number(row.amount_refunded);
   const card = testCard(row.payment_method);
   return {
     id: row.id,
     object: "charge",
     amount,
     amount_captured: succeeded ? amount : 0,
-    amount_refunded: 0,
+    amount_refunded: amountRefunded,
     application: null,
     application_fee: null,
     application_fee_amount: null,
@@ -146,7 +148,8 @@ export function chargeObject(row: ChargeRow) {
     receipt_email: null,
     receipt_number: null,
     receipt_url: null,
-    refunded: false,
+    // As at Stripe: true once the whole amount is refunded, not after a partial refund.
+    refunded: succeeded && amountRefunded === amount,
     review: null,
     shipping: null,
     source: null,
@@ -156,6 +159,42 @@ export function chargeObject(row: ChargeRow) {
     status: row.status,
     transfer_data: null,
     transfer_group: null,
+  };
+}
+
+/**
+ * A refund as Stripe shows one of a card payment. It has no balance
+ * transaction, as the simulator's charges have none; its destination is
+ * the card, with the acquirer's reference not yet known (`pending`), as a
+ * card refund's is until the card network assigns one.
+ */
+export function refundObject(row: RefundRow) {
+  return {
+    id: row.id,
+    object: "refund",
+    amount: Number(row.amount),
+    balance_transaction: null,
+    charge: row.charge,
+    created: Number(row.created),
+    currency: row.currency,
+    customer: null,
+    customer_account: null,
+    destination_details: {
+      card: {
+        reference_status: "pending",
+        reference_type: "acquirer_reference_number",
+        type: "refund",
+      },
+      type: "card",
+    },
+    metadata: row.metadata,
+    payment_intent: row.payment_intent,
+    payment_method: row.payment_method,
+    reason: row.reason,
+    receipt_number: null,
+    source_transfer_reversal: null,
+    status: row.status,
+    transfer_reversal: null,
   };
 }
 

@@ -16,6 +16,8 @@ import { testCard } from "@/lib/payments/simulator/cards";
  * fixed. Unknown parameters are refused rather than ignored, so a client
  * relying on something the simulator does not do finds out at once. Each
  * refusal carries the `code` Stripe gives it, or none where Stripe gives none.
+ * The readers of single parameters are exported for the other endpoint that
+ * takes a body, POST /v1/refunds (refund-params.ts).
  */
 export interface CreatePaymentIntentParams {
   amount: number;
@@ -53,13 +55,14 @@ const KNOWN = new Set([
 const MIN_AMOUNT = 50;
 const MAX_AMOUNT = 99_999_999;
 
-class ParamError extends Error {
+/** A refused parameter, thrown by the readers below and caught by each endpoint's parser. */
+export class ParamError extends Error {
   constructor(readonly response: ApiResponse) {
     super("invalid parameter");
   }
 }
 
-function fail(message: string, param: string, code?: StripeErrorCode): never {
+export function fail(message: string, param: string, code?: StripeErrorCode): never {
   throw new ParamError(invalidRequest(message, { param, ...(code && { code }) }));
 }
 
@@ -68,7 +71,7 @@ function fail(message: string, param: string, code?: StripeErrorCode): never {
  * empty is an attempt to unset it (`parameter_invalid_empty`, with Stripe's
  * message); only whitespace is `parameter_invalid_string_blank`.
  */
-function requiredParam(form: FormObject, name: string): string {
+export function requiredParam(form: FormObject, name: string): string {
   const value = stringParam(form, name);
   if (value === undefined) fail(`Missing required param: ${name}.`, name, "parameter_missing");
   if (value === "") {
@@ -83,7 +86,7 @@ function requiredParam(form: FormObject, name: string): string {
   return value;
 }
 
-function stringParam(form: FormObject, name: string, param = name): string | undefined {
+export function stringParam(form: FormObject, name: string, param = name): string | undefined {
   const value = form[name];
   if (value === undefined) return undefined;
   if (typeof value !== "string")
@@ -109,7 +112,7 @@ function objectParam(value: FormValue | undefined, param: string): FormObject | 
   return value;
 }
 
-function rejectUnknown(form: FormObject, known: Set<string>, prefix?: string): void {
+export function rejectUnknown(form: FormObject, known: Set<string>, prefix?: string): void {
   for (const key of Object.keys(form)) {
     if (!known.has(key)) {
       throw new ParamError(unknownParameter(prefix ? `${prefix}[${key}]` : key));
@@ -148,7 +151,7 @@ function parseCurrency(form: FormObject): string {
   return currency;
 }
 
-function parseMetadata(form: FormObject): Record<string, string> {
+export function parseMetadata(form: FormObject): Record<string, string> {
   const hash = objectParam(form.metadata, "metadata");
   const metadata: Record<string, string> = {};
   if (!hash) return metadata;

@@ -354,7 +354,7 @@ describe("bad requests", () => {
 
   it("answers 404 for an unknown URL and an unknown payment intent", async () => {
     const secretKey = await newSecretKey(simulator);
-    const unknownUrl = await fetch(`${simulator.url}/v1/refunds`, {
+    const unknownUrl = await fetch(`${simulator.url}/v1/customers`, {
       method: "POST",
       headers: { Authorization: `Bearer ${secretKey}` },
     });

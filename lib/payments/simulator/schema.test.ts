@@ -54,11 +54,56 @@ describe("the simulator's schema", () => {
           "charges",
           "idempotency_keys",
           "payment_intents",
+          "refunds",
         ]);
         // The ledger and the account (its key) survived the restart.
         expect(await stripeFor(second, secretKey).paymentIntents.retrieve(intent.id)).toMatchObject(
           { id: intent.id, status: "succeeded" },
         );
+      } finally {
+        await second.close();
+      }
+    });
+  });
+
+  it("gives a database made before refunds what they need on the next start: the refunds table, and charges' running total", async () => {
+    await withFreshDatabase(async (url) => {
+      const first = await startPaymentSimulator({
+        databaseUrl: url,
+        poolMax: 2,
+        adminKey: newAdminKey(),
+      });
+      const secretKey = await newSecretKey(first);
+      const intent = await stripeFor(first, secretKey).paymentIntents.create({
+        amount: 1900,
+        currency: "usd",
+        payment_method: "pm_card_visa",
+        confirm: true,
+      });
+      await first.close();
+      // What such a database looks like: its charges made before the column.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`DROP TABLE payment_simulator.refunds`);
+        await client.query(`ALTER TABLE payment_simulator.charges DROP COLUMN amount_refunded`);
+      } finally {
+        await client.end();
+      }
+
+      const second = await startPaymentSimulator({
+        databaseUrl: url,
+        poolMax: 2,
+        adminKey: newAdminKey(),
+      });
+      try {
+        const stripe = stripeFor(second, secretKey);
+        expect(await stripe.charges.retrieve(intent.latest_charge as string)).toMatchObject({
+          amount_refunded: 0,
+          refunded: false,
+        });
+        const refund = await stripe.refunds.create({ payment_intent: intent.id });
+        expect(refund).toMatchObject({ amount: 1900, status: "succeeded" });
       } finally {
         await second.close();
       }
@@ -84,6 +129,7 @@ describe("the simulator's schema", () => {
             "charges",
             "idempotency_keys",
             "payment_intents",
+            "refunds",
           ]);
         } finally {
           await Promise.all(simulators.map((simulator) => simulator.close()));

@@ -6,7 +6,9 @@ import type pg from "pg";
  * separate service that happens to be convenient to run next to the shop.
  *
  *   payment_intents   one row per PaymentIntent, as GET /v1/payment_intents/:id shows it
- *   charges           one row per attempt to move money, succeeded or failed
+ *   charges           one row per attempt to move money, succeeded or failed,
+ *                     with how much of it has been refunded
+ *   refunds           one row per refund, against a succeeded charge (refund-ledger.ts)
  *   idempotency_keys  one row per (account, Idempotency-Key): the claim, then the stored response
  *   api_keys          one row per API key the simulator accepts, naming its account (auth.ts)
  *
@@ -61,6 +63,36 @@ const STATEMENTS = [
      created         bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
    )`,
   `CREATE INDEX IF NOT EXISTS charges_by_payment_intent ON payment_simulator.charges (payment_intent)`,
+  // Added with refunds: a database made before them gains the column here,
+  // every existing charge unrefunded. The running total is what
+  // refund-ledger.ts locks and checks, so concurrent refunds of one charge
+  // take turns on its row; the CHECK is the last word should a refund ever
+  // skip that check.
+  `ALTER TABLE payment_simulator.charges ADD COLUMN IF NOT EXISTS amount_refunded bigint NOT NULL DEFAULT 0
+     CHECK (amount_refunded >= 0 AND amount_refunded <= amount)`,
+  // `seq` orders an account's refunds newest first, exactly: refunds of one
+  // charge insert while holding its row lock, so their seq is their commit
+  // order, where `created` (whole seconds) ties. `created` is read when the
+  // row is written (clock_timestamp), after that lock, not when its
+  // transaction began, so it never runs backwards against seq by more than
+  // the clock does.
+  `CREATE TABLE IF NOT EXISTS payment_simulator.refunds (
+     id              text PRIMARY KEY,
+     seq             bigint GENERATED ALWAYS AS IDENTITY,
+     account         text NOT NULL,
+     payment_intent  text NOT NULL REFERENCES payment_simulator.payment_intents (id),
+     charge          text NOT NULL REFERENCES payment_simulator.charges (id),
+     amount          bigint NOT NULL CHECK (amount > 0),
+     currency        text NOT NULL,
+     status          text NOT NULL CHECK (status IN ('succeeded')),
+     reason          text CHECK (reason IN ('duplicate', 'fraudulent', 'requested_by_customer')),
+     payment_method  text,
+     metadata        jsonb NOT NULL DEFAULT '{}',
+     idempotency_key text,
+     created         bigint NOT NULL DEFAULT extract(epoch FROM clock_timestamp())::bigint
+   )`,
+  `CREATE INDEX IF NOT EXISTS refunds_by_payment_intent ON payment_simulator.refunds (payment_intent, seq)`,
+  `CREATE INDEX IF NOT EXISTS refunds_by_account ON payment_simulator.refunds (account, seq)`,
   // The primary key is the claim: one row per (account, key), so of any number
   // of concurrent INSERTs for one key exactly one gets a row back.
   `CREATE TABLE IF NOT EXISTS payment_simulator.idempotency_keys (

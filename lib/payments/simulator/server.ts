@@ -1,41 +1,29 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as delay } from "node:timers/promises";
 import type pg from "pg";
 import { ADMIN_KEY_RULE, isAdminKey, presentsAdminKey } from "@/lib/payments/simulator/admin-key";
 import { authenticate, configureApiKeys, registerAccount } from "@/lib/payments/simulator/auth";
 import { listCharges, retrieveCharge } from "@/lib/payments/simulator/charges";
-import { inTransaction } from "@/lib/db/transaction";
 import { boundServer, SERVER_TIMEOUTS } from "@/lib/http/server-limits";
 import { openSimulatorPool } from "@/lib/payments/simulator/db";
 import {
   adminKeyRequired,
   apiError,
-  idempotencyKeyInUse,
-  idempotencyKeyReused,
   invalidRequest,
   jsonResponse,
   misdirectedRequest,
-  NO_RETRY,
-  storedApiError,
   unrecognizedUrl,
   type ApiResponse,
 } from "@/lib/payments/simulator/errors";
 import { faultSettingsSchema, Faults, type FailureMode } from "@/lib/payments/simulator/faults";
-import { FormError, parseForm } from "@/lib/payments/simulator/form";
 import { addressedToUs, hostNames, type HostNames } from "@/lib/payments/simulator/host-check";
-import {
-  claimKey,
-  holdLease,
-  releaseKey,
-  fingerprintRequest,
-  completeKey,
-} from "@/lib/payments/simulator/idempotency";
+import { readPostForm, runMoneyPost } from "@/lib/payments/simulator/idempotent-post";
 import { newId } from "@/lib/payments/simulator/ids";
 import { createPaymentIntent, readLedger } from "@/lib/payments/simulator/ledger";
 import { describeError, logEvent } from "@/lib/payments/simulator/log";
 import { parseCreatePaymentIntent } from "@/lib/payments/simulator/params";
 import { retrievePaymentIntent } from "@/lib/payments/simulator/retrieve-payment-intent";
+import { createRefund, listRefunds, retrieveRefund } from "@/lib/payments/simulator/refunds";
 import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
 import { searchPaymentIntents } from "@/lib/payments/simulator/search";
 
@@ -50,8 +38,11 @@ import { searchPaymentIntents } from "@/lib/payments/simulator/search";
  *   GET  /v1/payment_intents/search search by metadata, status and currency, page by page (search.ts)
  *   GET  /v1/charges                list charges, those of one payment intent with ?payment_intent= (charges.ts)
  *   GET  /v1/charges/:id            read one charge back (charges.ts)
+ *   POST /v1/refunds                refund all or part of a charge (refunds.ts)
+ *   GET  /v1/refunds                list refunds, those of one payment intent with ?payment_intent= (refunds.ts)
+ *   GET  /v1/refunds/:id            read one refund back (refunds.ts)
  *   GET  /_simulator/health         200 once the schema is in place
- *   GET  /_simulator/ledger         payment intents and charges (?idempotency_key=, ?idempotency_key_prefix=, ?payment_intent=)
+ *   GET  /_simulator/ledger         payment intents, charges and refunds (?idempotency_key=, ?idempotency_key_prefix=, ?payment_intent=)
  *   GET|PUT /_simulator/faults      latency and one-shot failure injection (faults.ts)
  *   POST /_simulator/api_keys       a new account: its secret and restricted key (auth.ts)
  *
@@ -254,6 +245,10 @@ async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<Api
     return searchPaymentIntents(pool, call.account, queryOf(call.request));
   if (call.path === "/v1/charges" && call.method === "GET")
     return listCharges(pool, call.account, queryOf(call.request));
+  if (call.path === "/v1/refunds" && call.method === "POST")
+    return createRefund(pool, faults, call);
+  if (call.path === "/v1/refunds" && call.method === "GET")
+    return listRefunds(pool, call.account, queryOf(call.request));
   if (call.method === "GET") {
     const intent = pathId(/^\/v1\/payment_intents\/([^/]+)$/, call.path);
     if (intent !== undefined)
@@ -261,6 +256,9 @@ async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<Api
     const charge = pathId(/^\/v1\/charges\/([^/]+)$/, call.path);
     if (charge !== undefined)
       return retrieveCharge(pool, call.account, charge, queryOf(call.request));
+    const refund = pathId(/^\/v1\/refunds\/([^/]+)$/, call.path);
+    if (refund !== undefined)
+      return retrieveRefund(pool, call.account, refund, queryOf(call.request));
   }
   return unrecognizedUrl(call.method, call.path);
 }
@@ -281,103 +279,18 @@ function pathId(shape: RegExp, path: string): string | undefined {
 }
 
 /**
- * POST /v1/payment_intents: validate, claim the Idempotency-Key, wait out any
- * injected latency, then charge and complete the key with the answer in one
- * transaction. Validation comes first so that, as at Stripe, a rejected
- * request stores nothing under its key.
+ * POST /v1/payment_intents: validate, then charge once per Idempotency-Key
+ * (idempotent-post.ts), the charge and its stored answer in one transaction.
  */
 async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
-  const contentType = call.request.headers["content-type"] ?? "";
-  if (
-    call.body !== "" &&
-    !contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")
-  ) {
-    return invalidRequest(
-      "Invalid request: send parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's API expects.",
-    );
-  }
-  let form;
-  try {
-    form = parseForm(call.body);
-  } catch (error) {
-    if (error instanceof FormError)
-      return invalidRequest(error.message, error.param ? { param: error.param } : {});
-    throw error;
-  }
-  const parsed = parseCreatePaymentIntent(form);
+  const read = readPostForm(call);
+  if (!read.ok) return read.response;
+  const parsed = parseCreatePaymentIntent(read.form);
   if (!parsed.ok) return parsed.response;
   const params = parsed.params;
-
-  const keyFields = call.request.headersDistinct["idempotency-key"];
-  if (keyFields === undefined) {
-    await delay(faults.latencyMs);
-    return inTransaction(pool, async (tx) => {
-      const charged =
-        call.failure === "http_500_stored_before_charge"
-          ? undefined
-          : await createPaymentIntent(tx, call.account, params, null);
-      // Without a key there is nothing to store the 500 under: it is just a 500.
-      return isStored500(call.failure) ? { ...storedApiError(), headers: NO_RETRY } : charged!;
-    });
-  }
-  // Two fields would leave it open which request the key names.
-  if (keyFields.length !== 1) return invalidRequest("Send the Idempotency-Key header once.");
-  const key = keyFields[0]!;
-  if (key.length === 0 || key.length > 255) {
-    return invalidRequest("Invalid Idempotency-Key: it must be between 1 and 255 characters long.");
-  }
-  const echoed = { "Idempotency-Key": key };
-
-  const claimed = await claimKey(pool, {
-    account: call.account,
-    key,
-    fingerprint: fingerprintRequest("POST", call.path, form),
-    requestId: call.requestId,
-  });
-  switch (claimed.kind) {
-    case "replay": {
-      const noRetry = claimed.stored.status >= 500 ? NO_RETRY : {};
-      return {
-        ...claimed.stored,
-        headers: {
-          ...echoed,
-          ...noRetry,
-          "Idempotent-Replayed": "true",
-          "Original-Request": claimed.originalRequest,
-        },
-      };
-    }
-    case "fingerprint-mismatch":
-      return { ...idempotencyKeyReused(key), headers: echoed };
-    case "in-flight":
-      return { ...idempotencyKeyInUse(key), headers: echoed };
-  }
-
-  const claim = claimed.claim;
-  try {
-    await delay(faults.latencyMs);
-    const answer = await inTransaction(pool, async (tx) => {
-      if (!(await holdLease(tx, claim))) return undefined;
-      const charged =
-        call.failure === "http_500_stored_before_charge"
-          ? undefined
-          : await createPaymentIntent(tx, call.account, params, key);
-      // The injected Stripe failure: whatever happened, the key keeps a 500.
-      const result = isStored500(call.failure) ? storedApiError() : charged!;
-      await completeKey(tx, claim, result);
-      return result;
-    });
-    // Our lease ran out and another request took the key over: it charges, we don't.
-    if (!answer) return { ...idempotencyKeyInUse(key), headers: echoed };
-    const noRetry = answer.status >= 500 ? NO_RETRY : {};
-    return { ...answer, headers: { ...echoed, ...noRetry, "Original-Request": call.requestId } };
-  } catch (error) {
-    // Nothing was charged unless the transaction committed. If it did (the
-    // COMMIT's answer was lost), the key is complete and this matches no
-    // row; if not, the key is released for a retry to run afresh.
-    await releaseKey(pool, claim).catch(() => undefined);
-    throw error;
-  }
+  return runMoneyPost(pool, faults, call, read.form, (tx, key) =>
+    createPaymentIntent(tx, call.account, params, key),
+  );
 }
 
 async function admin(
@@ -434,10 +347,6 @@ async function admin(
         404,
       );
   }
-}
-
-function isStored500(failure: FailureMode | null): boolean {
-  return failure === "http_500_stored_after_charge" || failure === "http_500_stored_before_charge";
 }
 
 function pathOf(request: http.IncomingMessage): string {

@@ -101,6 +101,34 @@ function expectPaymentIntentFields(intent: unknown): void {
   expect(missingFields(intent, PAYMENT_INTENT_FIELDS), "PaymentIntent fields").toEqual([]);
 }
 
+// The SDK's always-present fields of a Refund, kept here, as the other lists
+// are in lib/testing/stripe-sdk-fields.ts and the same way: `satisfies`
+// fails the type check if one is missing or one is not in the type.
+type AlwaysPresent<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+const REFUND_FIELDS = {
+  id: true,
+  object: true,
+  amount: true,
+  balance_transaction: true,
+  charge: true,
+  created: true,
+  currency: true,
+  customer: true,
+  customer_account: true,
+  metadata: true,
+  payment_intent: true,
+  payment_method: true,
+  reason: true,
+  receipt_number: true,
+  source_transfer_reversal: true,
+  status: true,
+  transfer_reversal: true,
+} as const satisfies Record<AlwaysPresent<Stripe.Refund>, true>;
+
+function expectRefundFields(refund: unknown): void {
+  expect(missingFields(refund, REFUND_FIELDS), "Refund fields").toEqual([]);
+}
+
 function expectChargeFields(charge: unknown): void {
   expect(missingFields(charge, CHARGE_FIELDS), "Charge fields").toEqual([]);
 }
@@ -445,6 +473,126 @@ describe("GET /v1/charges and /v1/charges/:id answer as Stripe's schema says", (
   });
 });
 
+describe("POST /v1/refunds, GET /v1/refunds and /v1/refunds/:id answer as Stripe's schema says", () => {
+  async function refundable(): Promise<{
+    stripe: Stripe;
+    answers: Answer[];
+    intent: Stripe.PaymentIntent;
+  }> {
+    const { stripe, answers } = await recordingStripe();
+    const intent = await stripe.paymentIntents.create(charge("pm_card_visa"));
+    return { stripe, answers, intent };
+  }
+
+  it("a partial refund, then the rest: each a Refund; the charge then shows both", async () => {
+    const { stripe, answers, intent } = await refundable();
+    await stripe.refunds.create({
+      payment_intent: intent.id,
+      amount: 500,
+      reason: "duplicate",
+      metadata: { order: "1" },
+    });
+    const partial = lastOf(answers);
+    expect(partial.body).toMatchObject({ object: "refund", amount: 500, status: "succeeded" });
+    expectStripeSchema(partial);
+    expectRefundFields(partial.body);
+
+    await stripe.refunds.create({ payment_intent: intent.id });
+    const rest = lastOf(answers);
+    expect(rest.body).toMatchObject({ object: "refund", amount: 1400, reason: null });
+    expectStripeSchema(rest);
+    expectRefundFields(rest.body);
+
+    await stripe.charges.retrieve(intent.latest_charge as string);
+    const refunded = lastOf(answers);
+    expect(refunded.body).toMatchObject({ amount_refunded: 1900, refunded: true });
+    expectStripeSchema(refunded);
+    expectChargeFields(refunded.body);
+  });
+
+  it("an idempotent replay of a refund: the stored answer again", async () => {
+    const { stripe, answers, intent } = await refundable();
+    const idempotencyKey = randomUUID();
+    await stripe.refunds.create({ payment_intent: intent.id }, { idempotencyKey });
+    await stripe.refunds.create({ payment_intent: intent.id }, { idempotencyKey });
+    const [first, replay] = answers.slice(-2);
+    expect(replay!.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay!.body).toEqual(first!.body);
+    expectStripeSchema(replay!);
+  });
+
+  it("list and retrieve: Stripe's list object of Refunds, and one Refund", async () => {
+    const { stripe, answers, intent } = await refundable();
+    const refund = await stripe.refunds.create({ payment_intent: intent.id, amount: 100 });
+    await stripe.refunds.create({ payment_intent: intent.id, amount: 200 });
+    await stripe.refunds.list({ payment_intent: intent.id, limit: 1 });
+    const list = lastOf(answers);
+    expect(list.body).toMatchObject({ object: "list", url: "/v1/refunds", has_more: true });
+    expectStripeSchema(list);
+    for (const listed of (list.body as { data: unknown[] }).data) expectRefundFields(listed);
+
+    await stripe.refunds.retrieve(refund.id);
+    const read = lastOf(answers);
+    expect(read.body).toMatchObject({ id: refund.id, object: "refund" });
+    expectStripeSchema(read);
+    expectRefundFields(read.body);
+  });
+
+  it.each([
+    ["more than is left: amount_too_large", { amount: 2500 }, "amount_too_large"],
+    ["nothing left: charge_already_refunded", { refundFirst: true }, "charge_already_refunded"],
+  ] as const)("a refusal, %s", async (_, how, code) => {
+    const { stripe, answers, intent } = await refundable();
+    if ("refundFirst" in how) await stripe.refunds.create({ payment_intent: intent.id });
+    await expect(
+      stripe.refunds.create({
+        payment_intent: intent.id,
+        ...("amount" in how && { amount: how.amount }),
+      }),
+    ).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toMatchObject({ type: "invalid_request_error", code });
+    expectStripeSchema(answer);
+  });
+
+  it("a PaymentIntent that did not succeed, or that does not exist: 400 invalid_request_error", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await declined(stripe, "pm_card_chargeDeclined");
+    const intent = (answers.at(-1)!.body as ErrorBody).error.payment_intent as { id: string };
+    for (const id of [intent.id, "pi_doesnotexist"]) {
+      await expect(stripe.refunds.create({ payment_intent: id })).rejects.toBeInstanceOf(
+        Stripe.errors.StripeInvalidRequestError,
+      );
+      const answer = lastOf(answers);
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer).type).toBe("invalid_request_error");
+      expectStripeSchema(answer);
+    }
+  });
+
+  it("retrieve a refund that does not exist: 404 resource_missing, param refund", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await expect(stripe.refunds.retrieve("re_missing")).rejects.toBeInstanceOf(
+      Stripe.errors.StripeInvalidRequestError,
+    );
+    const answer = lastOf(answers);
+    expect(answer.status).toBe(404);
+    expect(errorOf(answer)).toMatchObject({ code: "resource_missing", param: "refund" });
+    expectStripeSchema(answer);
+  });
+
+  it("no PaymentIntent or charge named: 400 parameter_missing", async () => {
+    const answer = await rawAnswer("POST", "/v1/refunds", {
+      secretKey: await newSecretKey(simulator),
+      body: "amount=100",
+    });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toMatchObject({ code: "parameter_missing", param: "payment_intent" });
+    expectStripeSchema(answer);
+  });
+});
+
 describe("refusals before any endpoint answer as Stripe's schema says", () => {
   it("an API key it does not know: 401", async () => {
     const { stripe, answers } = await recordingStripe("sk_test_notARegisteredKey123");
@@ -463,9 +611,9 @@ describe("refusals before any endpoint answer as Stripe's schema says", () => {
   });
 
   it("an endpoint it does not serve: 404 invalid_request_error", async () => {
-    const answer = await rawAnswer("POST", "/v1/refunds", {
+    const answer = await rawAnswer("POST", "/v1/customers", {
       secretKey: await newSecretKey(simulator),
-      body: "payment_intent=pi_1",
+      body: "email=shopper%40example.com",
     });
     expect(answer.status).toBe(404);
     expect(errorOf(answer).type).toBe("invalid_request_error");
@@ -474,7 +622,11 @@ describe("refusals before any endpoint answer as Stripe's schema says", () => {
 
   it("an object id whose escapes are not UTF-8: 404 invalid_request_error, not a 500", async () => {
     const secretKey = await newSecretKey(simulator);
-    for (const path of ["/v1/payment_intents/pi_%E0%A4", "/v1/charges/ch_%FF"]) {
+    for (const path of [
+      "/v1/payment_intents/pi_%E0%A4",
+      "/v1/charges/ch_%FF",
+      "/v1/refunds/re_%FF",
+    ]) {
       const answer = await rawAnswer("GET", path, { secretKey });
       expect(answer.status, path).toBe(404);
       expect(errorOf(answer).type).toBe("invalid_request_error");
