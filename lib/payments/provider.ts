@@ -50,16 +50,49 @@ export interface PaymentProvider {
 }
 
 /**
+ * A refund of (part of) a charge OncePay made. Its own interface, not a
+ * method of PaymentProvider: the providers that only charge (test fakes)
+ * stay as they are.
+ */
+export interface RefundRequest {
+  /** The PaymentIntent whose charge is refunded (ChargeResult.providerPaymentId). */
+  providerPaymentId: string;
+  /** Minor units, > 0. */
+  amount: number;
+  /** The provider's Idempotency-Key: the same for every attempt of one refund. */
+  idempotencyKey: string;
+}
+
+/** A refund's definite outcome; kept with the shop's idempotency key, so it has a schema. */
+export const refundResultSchema = z.discriminatedUnion("status", [
+  z.object({
+    status: z.literal("succeeded"),
+    providerRefundId: z.string().min(1),
+    amount: z.number().int().positive(),
+  }),
+  // The provider refused this refund for good (amount_too_large, charge_already_refunded, …): nothing was refunded.
+  z.object({ status: z.literal("refused"), code: z.string().min(1), message: z.string() }),
+]);
+export type RefundResult = z.infer<typeof refundResultSchema>;
+
+export interface RefundProvider {
+  readonly name: string;
+  /** Resolves with a refund or the provider's refusal; throws PaymentProviderError ("unknown" or "rejected") when neither is known. */
+  refund(request: RefundRequest): Promise<RefundResult>;
+}
+
+/**
  * "unknown": the charge may or may not have happened; repeat it with the same
  * idempotency key. "rejected": this request was refused, so it charged
  * nothing, and repeating will not help. "absent": the provider can no longer
  * charge under this idempotency key (it keeps answering a stored failure)
  * and a lookup proved that no charge was made under it: the charge must be
- * asked for afresh, under a new key.
+ * asked for afresh, under a new key. A refund's error means the same with
+ * "refunded" for "charged", and is never "absent".
  */
 export type ProviderErrorOutcome = "unknown" | "rejected" | "absent";
 
-/** A charge that ended neither in success nor in a decline. */
+/** A charge that ended neither in success nor in a decline, or a refund neither made nor refused. */
 export class PaymentProviderError extends Error {
   constructor(
     message: string,
@@ -92,6 +125,17 @@ export interface ProviderCharge {
   createdAt: Date;
 }
 
+/** A refund as OncePay reads it back from the provider (for the ledger). */
+export interface ProviderRefund {
+  id: string;
+  paymentIntentId: string;
+  amount: number;
+  currency: string;
+  status: string;
+  createdAt: Date;
+  metadata: Record<string, string>;
+}
+
 /**
  * The most PaymentIntents one findPayments call gathers: a lab storm makes at
  * most 200, so this leaves room while bounding how long a lookup pages.
@@ -114,6 +158,8 @@ export interface PaymentRecords {
   findPayments(metadata: Record<string, string>): Promise<ProviderPayment[]>;
   /** The charges of one PaymentIntent, newest first. */
   chargesOf(paymentIntentId: string): Promise<ProviderCharge[]>;
+  /** The refunds of one PaymentIntent, newest first, every page of them. */
+  refundsOf(paymentIntentId: string): Promise<ProviderRefund[]>;
 }
 
 /** Reading the provider's records failed (unreachable, refused): the caller shows that, it is not a charge outcome. */

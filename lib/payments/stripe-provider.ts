@@ -9,8 +9,17 @@ import {
   type PaymentRecords,
   type ProviderCharge,
   type ProviderPayment,
+  type ProviderRefund,
+  type RefundProvider,
+  type RefundRequest,
+  type RefundResult,
 } from "@/lib/payments/provider";
-import { metadataQuery, providerCharge, providerPayment } from "@/lib/payments/stripe-records";
+import {
+  metadataQuery,
+  providerCharge,
+  providerPayment,
+  providerRefund,
+} from "@/lib/payments/stripe-records";
 
 /**
  * OncePay's payment provider through the official `stripe` SDK: against the
@@ -53,13 +62,50 @@ import { metadataQuery, providerCharge, providerPayment } from "@/lib/payments/s
  *                                   in its metadata; a search for it finds the charge and its
  *                                   outcome, or proves there is none (outcome "absent").
  *
+ * Each refund (RefundProvider) is one Refund of a PaymentIntent's charge,
+ * created under OncePay's refund key as Stripe's Idempotency-Key, which it
+ * also carries in its metadata (PROVIDER_KEY_METADATA). Stripe decides
+ * whether it fits in what is left of the charge, so refunds of one payment
+ * asked for at once can never give back more than it took. What a call can
+ * end in, and what OncePay should do:
+ *
+ *   200, refund succeeded         → { status: "succeeded", providerRefundId, amount }
+ *   200, refund pending or
+ *   requires_action               → read back once (a replay under the key repeats the first
+ *                                   answer; the refund itself moves on): its status now
+ *                                   decides, and still pending throws "unknown" (see
+ *                                   `refundOutcome` for why pending is not taken as done)
+ *   200, refund failed or canceled → { status: "refused" }, code the failure_reason: nothing
+ *                                   went back to the card
+ *   400 amount_too_large,
+ *   charge_already_refunded,
+ *   charge_disputed,
+ *   charge_not_refundable,
+ *   refund_disputed_payment       → { status: "refused", code, message }: Stripe refused this
+ *                                   refund itself and refunded nothing; it stored that answer
+ *                                   under the key, so asking again could only replay it
+ *   network error, timeout,
+ *   409 key in use, 429,
+ *   400 idempotency_error         → throws PaymentProviderError, outcome "unknown": the refund
+ *                                   may or may not have happened; a later attempt under the
+ *                                   same key returns it or makes it
+ *   5xx                           → looked up: the PaymentIntent's refunds are listed (a list,
+ *                                   not a search, so it does not lag) and the one carrying the
+ *                                   key is the answer; none found throws "unknown" (a 500
+ *                                   Stripe stored under the key is replayed to every retry, so
+ *                                   only this lookup can ever tell)
+ *   other 400, 401/403, 404       → throws PaymentProviderError, outcome "rejected": nothing was
+ *                                   refunded and repeating will not help (a PaymentIntent that
+ *                                   did not succeed or does not exist, a bad key)
+ *
  * It also reads the provider's records back (PaymentRecords: findPayments by
- * metadata, chargesOf a PaymentIntent), for the ledger that shows every order
- * was charged once. Stripe's search index lags behind new PaymentIntents
+ * metadata, chargesOf and refundsOf a PaymentIntent), for the ledger that
+ * shows every order was charged once and refunded at most what it paid.
+ * Stripe's search index lags behind new PaymentIntents
  * (under a minute normally), so there a charge made just now may be missing
  * from findPayments for a while; the simulator's search is immediately
- * consistent. Listing a PaymentIntent's charges does not go through search
- * and never lags.
+ * consistent. Listing a PaymentIntent's charges or refunds does not go
+ * through search and never lags.
  */
 
 /** The metadata field each PaymentIntent carries its provider key in, to be found again by search. */
@@ -94,7 +140,20 @@ export interface StripePaymentProviderOptions {
   searchLagMs?: number;
 }
 
-export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
+/**
+ * Stripe's refusals of a refund itself: the request was well-formed, and
+ * the charge cannot give back this amount (more than is left, nothing
+ * left, disputed, not refundable). Each refunded nothing.
+ */
+const REFUND_REFUSAL_CODES: ReadonlySet<string> = new Set([
+  "amount_too_large",
+  "charge_already_refunded",
+  "charge_disputed",
+  "charge_not_refundable",
+  "refund_disputed_payment",
+]);
+
+export class StripePaymentProvider implements PaymentProvider, RefundProvider, PaymentRecords {
   readonly name: string;
   private readonly stripe: Stripe;
   private readonly searchLagMs: number;
@@ -217,6 +276,112 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
     );
   }
 
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    // Refused here, not sent: Stripe would answer 400 too, and a caller that
+    // asks for this has a bug, not a refund to wait for.
+    if (!Number.isSafeInteger(request.amount) || request.amount <= 0) {
+      throw new PaymentProviderError(
+        `A refund's amount is a positive whole number of minor units, not ${request.amount}`,
+        "rejected",
+      );
+    }
+    let refund: Stripe.Refund;
+    try {
+      refund = await this.stripe.refunds.create(
+        {
+          payment_intent: request.providerPaymentId,
+          amount: request.amount,
+          // The key alone, always: every attempt sends the very same parameters.
+          metadata: { [PROVIDER_KEY_METADATA]: request.idempotencyKey },
+        },
+        { idempotencyKey: request.idempotencyKey },
+      );
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeAPIError && (error.statusCode ?? 0) >= 500)
+        return this.findRefund(request, error);
+      return refusalOrThrow(error);
+    }
+    return this.refundOutcome(refund, true);
+  }
+
+  /**
+   * A refund object's outcome. Stripe's docs say a card refund is submitted
+   * at once but may be `pending` (the balance cannot cover it yet, or it is
+   * still processing), and that a refund can fail afterwards, the money
+   * going back to the merchant's balance. So `pending` is not money that has
+   * left for good, and it is not taken as succeeded; nor is it a refusal,
+   * since it may still go through. It is read back once, as the create's
+   * answer may be a replay from when it was first asked; if it is still
+   * pending, "unknown": OncePay keeps its key and asks again later under the
+   * same key, whose replay leads here to the refund's status by then. (The
+   * simulator's refunds always succeed at once.)
+   */
+  private async refundOutcome(refund: Stripe.Refund, readBack: boolean): Promise<RefundResult> {
+    switch (refund.status) {
+      case "succeeded":
+        return { status: "succeeded", providerRefundId: refund.id, amount: refund.amount };
+      case "failed":
+      case "canceled":
+        return {
+          status: "refused",
+          code: refund.failure_reason || `refund_${refund.status}`,
+          message: `Refund ${refund.id} ${refund.status}; nothing was refunded.`,
+        };
+    }
+    if (readBack) {
+      let current: Stripe.Refund;
+      try {
+        current = await this.stripe.refunds.retrieve(refund.id);
+      } catch (error) {
+        throw new PaymentProviderError(
+          `Refund ${refund.id} is ${refund.status}, and reading it back failed: ${messageOf(error)}`,
+          "unknown",
+          { cause: error },
+        );
+      }
+      return this.refundOutcome(current, false);
+    }
+    throw new PaymentProviderError(
+      `Refund ${refund.id} is ${refund.status ?? "without a status"}; whether it goes through is not known yet`,
+      "unknown",
+    );
+  }
+
+  /**
+   * After a 5xx, the refund made under this key, if any: its metadata
+   * carries the key. Found, its outcome is the refund's, whatever the 5xx
+   * said. Not found proves nothing (the next attempt may still make it).
+   */
+  private async findRefund(
+    request: RefundRequest,
+    failure: Stripe.errors.StripeAPIError,
+  ): Promise<RefundResult> {
+    let refunds: Stripe.Refund[];
+    try {
+      refunds = await this.allRefunds(request.providerPaymentId);
+    } catch (lookup) {
+      throw new PaymentProviderError(
+        `The refund's outcome is unknown: ${failure.message} (and looking it up failed too)`,
+        "unknown",
+        { cause: lookup },
+      );
+    }
+    const found = refunds.find(
+      (refund) => refund.metadata?.[PROVIDER_KEY_METADATA] === request.idempotencyKey,
+    );
+    if (!found) {
+      throw new PaymentProviderError(
+        `The refund's outcome is unknown: ${failure.message}`,
+        "unknown",
+        {
+          cause: failure,
+        },
+      );
+    }
+    // Listed just now, so its status is current: no reading back.
+    return this.refundOutcome(found, false);
+  }
+
   async findPayments(metadata: Record<string, string>): Promise<ProviderPayment[]> {
     // Before the try: metadata that cannot be searched for is the caller's bug, not a lookup failure.
     const query = metadataQuery(metadata);
@@ -260,6 +425,40 @@ export class StripePaymentProvider implements PaymentProvider, PaymentRecords {
     }
     return charges.map((charge) => providerCharge(charge, paymentIntentId));
   }
+
+  async refundsOf(paymentIntentId: string): Promise<ProviderRefund[]> {
+    let refunds: Stripe.Refund[];
+    try {
+      refunds = await this.allRefunds(paymentIntentId);
+    } catch (error) {
+      throw new PaymentLookupError(
+        `Listing the refunds of ${paymentIntentId} at ${this.name} failed: ${messageOf(error)}`,
+        { cause: error },
+      );
+    }
+    return refunds.map((refund) => providerRefund(refund, paymentIntentId));
+  }
+
+  /**
+   * Every refund of a PaymentIntent, newest first, page after page: unlike
+   * its charges, a payment may be refunded in any number of parts.
+   */
+  private async allRefunds(paymentIntentId: string): Promise<Stripe.Refund[]> {
+    const refunds: Stripe.Refund[] = [];
+    let startingAfter: string | undefined;
+    for (;;) {
+      const page = await this.stripe.refunds.list({
+        payment_intent: paymentIntentId,
+        limit: PAGE_SIZE,
+        ...(startingAfter !== undefined && { starting_after: startingAfter }),
+      });
+      refunds.push(...page.data);
+      const last = page.data.at(-1);
+      // An empty page that claims more would page forever.
+      if (!page.has_more || !last) return refunds;
+      startingAfter = last.id;
+    }
+  }
 }
 
 function messageOf(error: unknown): string {
@@ -284,6 +483,18 @@ function outcomeOfFoundIntent(intent: Stripe.PaymentIntent): ChargeResult {
   );
 }
 
+/** A refund's error: Stripe's refusal of the refund itself, or thrown as unknown or rejected. */
+function refusalOrThrow(error: unknown): RefundResult {
+  if (
+    error instanceof Stripe.errors.StripeInvalidRequestError &&
+    error.code !== undefined &&
+    REFUND_REFUSAL_CODES.has(error.code)
+  ) {
+    return { status: "refused", code: error.code, message: error.message };
+  }
+  return throwUnknownOrRejected(error, "refund");
+}
+
 function declineOrThrow(error: unknown): ChargeResult {
   if (error instanceof Stripe.errors.StripeCardError) {
     const providerPaymentId = error.payment_intent?.id ?? error.charge ?? error.requestId;
@@ -298,6 +509,11 @@ function declineOrThrow(error: unknown): ChargeResult {
       message: error.message,
     };
   }
+  return throwUnknownOrRejected(error, "charge");
+}
+
+/** Any other failure of a charge or a refund: "unknown" where it may have happened, else "rejected". */
+function throwUnknownOrRejected(error: unknown, what: "charge" | "refund"): never {
   // StripeAPIError covers 5xx and also 409 (the SDK has no class of its own
   // for "key in use": only 400/404 idempotency errors are StripeIdempotencyError).
   if (
@@ -306,19 +522,25 @@ function declineOrThrow(error: unknown): ChargeResult {
     error instanceof Stripe.errors.StripeRateLimitError ||
     error instanceof Stripe.errors.StripeIdempotencyError
   ) {
-    throw new PaymentProviderError(`The charge's outcome is unknown: ${error.message}`, "unknown", {
-      cause: error,
-    });
+    throw new PaymentProviderError(
+      `The ${what}'s outcome is unknown: ${error.message}`,
+      "unknown",
+      {
+        cause: error,
+      },
+    );
   }
   if (error instanceof Stripe.errors.StripeError) {
-    throw new PaymentProviderError(`Stripe rejected the charge: ${error.message}`, "rejected", {
+    throw new PaymentProviderError(`Stripe rejected the ${what}: ${error.message}`, "rejected", {
       cause: error,
     });
   }
-  // Not from Stripe's SDK at all: assume the worst, the charge may have gone through.
+  // Not from Stripe's SDK at all: assume the worst, the money may have moved.
   throw new PaymentProviderError(
-    `The charge's outcome is unknown: ${error instanceof Error ? error.message : String(error)}`,
+    `The ${what}'s outcome is unknown: ${messageOf(error)}`,
     "unknown",
-    { cause: error },
+    {
+      cause: error,
+    },
   );
 }

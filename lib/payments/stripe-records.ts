@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import type { ProviderCharge, ProviderPayment } from "@/lib/payments/provider";
+import type { ProviderCharge, ProviderPayment, ProviderRefund } from "@/lib/payments/provider";
 
 /**
  * Stripe's objects as OncePay reads them back (the ledger, the key
@@ -49,5 +49,19 @@ export function providerCharge(charge: Stripe.Charge, askedFor: string): Provide
     currency: charge.currency,
     failureCode: charge.failure_code ?? null,
     createdAt: new Date(charge.created * 1000),
+  };
+}
+
+export function providerRefund(refund: Stripe.Refund, askedFor: string): ProviderRefund {
+  const intent = refund.payment_intent;
+  return {
+    id: refund.id,
+    paymentIntentId: (typeof intent === "string" ? intent : intent?.id) ?? askedFor,
+    amount: refund.amount,
+    currency: refund.currency,
+    // Stripe's spec lets a refund's status be null; OncePay reads "unknown" rather than guess.
+    status: refund.status ?? "unknown",
+    createdAt: new Date(refund.created * 1000),
+    metadata: { ...refund.metadata },
   };
 }
