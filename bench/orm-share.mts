@@ -1,7 +1,7 @@
 /**
  * The engine package's two key stores side by side, without HTTP: the
  * real checkout operation (lib/orders/checkout.ts) run through the shop's
- * engine (checkoutEngine), its made-up provider answering at once. A
+ * engine (shopEngine), its made-up provider answering at once. A
  * first-time checkout's database work (the claim, the three phases:
  * `claimed` moves to `payment_started`, the charge's answer is kept at
  * `charged`, then the order with its items and payment and the completed
@@ -37,10 +37,11 @@ import type * as PrismaEntry from "@oncepay/idempotency/prisma";
 import { prismaAdapter } from "../lib/db/client.ts";
 import { migrate } from "../lib/db/migrate.ts";
 import { PrismaClient, type Prisma } from "../lib/generated/prisma/client.ts";
-import { checkoutEngine, type CheckoutEngine } from "../lib/idempotency/checkout-engine.ts";
+import { shopEngine, type ShopEngine } from "../lib/idempotency/shop-engine.ts";
 import { prismaOrderRows, sqlOrderRows, type OrderRowsWriter } from "../lib/orders/order-rows.ts";
 import { orderRowsUnlessRecordedStatement } from "../lib/orders/order-rows-sql.ts";
-import type { PaymentProvider } from "../lib/payments/provider.ts";
+import type { PaymentProvider, RefundProvider } from "../lib/payments/provider.ts";
+import { pgStatements, prismaStatements } from "../lib/refunds/refund-rows.ts";
 import { countingPostgresProxy } from "./counting-proxies.ts";
 
 // Under tsx the shop's .ts files are CommonJS (package.json has no "type":
@@ -71,13 +72,14 @@ const BODY = {
   ],
 };
 
-/** Answers every charge with a success, a new payment each time, without a word to anyone. */
-const provider: PaymentProvider = {
+/** Answers every charge with a success, a new payment each time, without a word to anyone (and makes no refunds: none are measured). */
+const provider: PaymentProvider & RefundProvider = {
   name: "made-up",
   charge: async () => ({
     status: "succeeded",
     providerPaymentId: `pi_${randomUUID().replaceAll("-", "")}`,
   }),
+  refund: () => Promise.reject(new Error("The benchmark makes no refunds")),
 };
 
 /**
@@ -102,20 +104,23 @@ const rawOrderRows: OrderRowsWriter<Prisma.TransactionClient> = {
 function enginesOn(pool: pg.Pool) {
   // As the app makes it: statements prepared (lib/db/client.ts).
   const prisma = new PrismaClient({ adapter: prismaAdapter(pool, "prepared") });
-  const engines: Record<Variant, CheckoutEngine> = {
-    prismaStore: checkoutEngine({
+  const engines: Record<Variant, ShopEngine> = {
+    prismaStore: shopEngine({
       store: prismaStore(prisma, TIMINGS),
       orderRows: prismaOrderRows,
+      statements: prismaStatements,
       provider,
     }),
-    "prismaStore, raw order": checkoutEngine({
+    "prismaStore, raw order": shopEngine({
       store: prismaStore(prisma, TIMINGS),
       orderRows: rawOrderRows,
+      statements: prismaStatements,
       provider,
     }),
-    pgStore: checkoutEngine({
+    pgStore: shopEngine({
       store: pgStore(pool, { ...TIMINGS, statements: "prepared" }),
       orderRows: sqlOrderRows,
+      statements: pgStatements,
       provider,
     }),
   };
@@ -148,14 +153,14 @@ function call(key: string): KeyedCall {
 }
 
 /** A first-time checkout, as POST /api/orders runs it under a new key. */
-async function checkout(engine: CheckoutEngine, key: string): Promise<void> {
-  const outcome = await engine.run(call(key));
+async function checkout(engine: ShopEngine, key: string): Promise<void> {
+  const outcome = await engine.checkout(call(key));
   if (outcome.kind !== "completed" || outcome.stored.status !== 201)
     throw new Error(`a new key's checkout did not complete with its order: ${outcome.kind}`);
 }
 
-async function replay(engine: CheckoutEngine, key: string): Promise<void> {
-  const outcome = await engine.run(call(key));
+async function replay(engine: ShopEngine, key: string): Promise<void> {
+  const outcome = await engine.checkout(call(key));
   if (outcome.kind !== "replay") throw new Error(`expected a replay, got ${outcome.kind}`);
 }
 

@@ -18,7 +18,7 @@ export function startBackgroundWork(): void {
     env.RECOVERY_INTERVAL_SECONDS,
     "recovery",
     () =>
-      services.checkout.recover({
+      services.engine.recover({
         batchSize: env.RECOVERY_BATCH_SIZE,
         concurrency: env.RECOVERY_CONCURRENCY,
       }),
@@ -28,7 +28,7 @@ export function startBackgroundWork(): void {
     env.REAPER_INTERVAL_SECONDS,
     "reaper",
     () =>
-      reapExpiredKeys(services.checkout, {
+      reapExpiredKeys(services.engine, {
         batchSize: env.REAPER_BATCH_SIZE,
         maxBatches: env.REAPER_MAX_BATCHES,
       }),

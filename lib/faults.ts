@@ -13,12 +13,16 @@ import { log } from "@/lib/log";
  * any unknown name. The header is not part of the request's fingerprint, so a
  * retry without it is the same request.
  */
-/** Where a checkout can be made to fail, in the order it reaches them. */
+/**
+ * Where a checkout or a refund can be made to fail, in the order it reaches
+ * them (a refund's "charge" is its call to the provider, its "order" the
+ * refund's row).
+ */
 export type FaultSite =
-  | "after-claim" // the key is claimed and committed; nothing charged yet
-  | "after-charge" // the provider charged; no order written yet
-  | "before-commit" // the charge is stored with the key; the transaction that writes the order and completes the key rolls back
-  | "after-commit"; // order and completed key committed; no response sent yet
+  | "after-claim" // the key is claimed and committed; nothing charged (refunded) yet
+  | "after-charge" // the provider charged (refunded); no order (refund) written yet
+  | "before-commit" // the provider's answer is stored with the key; the transaction that writes the order (refund) and completes the key rolls back
+  | "after-commit"; // order (refund) and completed key committed; no response sent yet
 
 const FAULTS = {
   // Throw: the key must be released, and a retry runs afresh.

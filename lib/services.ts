@@ -5,11 +5,12 @@ import { serverEnv } from "@/lib/env";
 import { clientAddress } from "@/lib/http/client-address";
 import { pgStore } from "@oncepay/idempotency/pg";
 import { prismaStore } from "@oncepay/idempotency/prisma";
-import { checkoutEngine } from "@/lib/idempotency/checkout-engine";
+import { shopEngine } from "@/lib/idempotency/shop-engine";
 import { providerReadsOf } from "@/lib/ledger/provider-reads";
 import { postgresRateLimit } from "@/lib/limits/rate-limit";
 import { prismaOrderRows, sqlOrderRows } from "@/lib/orders/order-rows";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
+import { pgStatements, prismaStatements } from "@/lib/refunds/refund-rows";
 
 /**
  * The composition root: the one place that picks concrete implementations.
@@ -39,18 +40,20 @@ function buildServices() {
     points: env.CHECKOUT_RATE_LIMIT,
     windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
   });
-  /** The engine package running the checkout, on the store the app is configured with. */
-  const checkout =
+  /** The engine package running the checkout and refunds, on the store the app is configured with. */
+  const engine =
     env.IDEMPOTENCY_STORE === "prisma"
-      ? checkoutEngine({
+      ? shopEngine({
           store: prismaStore(database, keyTimings),
           orderRows: prismaOrderRows,
+          statements: prismaStatements,
           provider: paymentProvider,
           limit: checkoutLimit,
         })
-      : checkoutEngine({
+      : shopEngine({
           store: pgStore(pool, { ...keyTimings, statements: statementMode }),
           orderRows: sqlOrderRows,
+          statements: pgStatements,
           provider: paymentProvider,
           limit: checkoutLimit,
         });
@@ -87,7 +90,7 @@ function buildServices() {
     /** The pool's one-statement writes, prepared where the connection allows it (lib/db/statements.ts). */
     statements,
     paymentProvider,
-    checkout,
+    engine,
     /** Who is asking, and the per-address limit on new accounts (API and browser alike). */
     authenticator,
     labLimit,

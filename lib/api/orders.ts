@@ -1,5 +1,4 @@
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
-import type { Queryable } from "@/lib/db/sql";
 import { isDatabaseUnavailable } from "@oncepay/idempotency";
 import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
@@ -8,21 +7,15 @@ import { jsonResponse } from "@/lib/http/json";
 import { invalidQuery, parseListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/http/uuid";
 import { problemResponse, problemType } from "@/lib/http/problem";
-import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
-import { requestIdFor } from "@/lib/http/request-id";
 import { RETRY_AFTER_SECONDS } from "@oncepay/idempotency";
 import { readKeyedCall } from "@oncepay/idempotency/fetch";
-import { parseIdempotencyKey } from "@oncepay/idempotency/request";
-import {
-  keyRequestAnswerOf,
-  recordKeyRequestQuietly,
-  type KeyRequestAnswerOf,
-} from "@/lib/idempotency/key-requests";
+import { keyRequestAnswerOf, type KeyRequestAnswerOf } from "@/lib/idempotency/key-requests";
+import { recordPresentedKey } from "@/lib/api/presented-key";
 import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { ordersPage } from "@/lib/ledger/orders";
 import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
 import { observeCheckout } from "@/lib/observability/metrics";
-import { addToContext, currentContext } from "@/lib/observability/request-context";
+import { addToContext } from "@/lib/observability/request-context";
 import { orderView } from "@/lib/orders/order-view";
 import { getServices } from "@/lib/services";
 
@@ -70,25 +63,6 @@ const DATABASE_UNAVAILABLE: Outcome = {
   retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable,
 };
 
-/** Records the request under the key it presented, if its header names one. */
-async function recordPresentedKey(
-  statements: Queryable,
-  request: Request,
-  accountId: string,
-  answered: KeyRequestAnswerOf | undefined,
-  startedAt: number,
-): Promise<void> {
-  const key = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER));
-  if (!answered || !key.ok) return;
-  await recordKeyRequestQuietly(statements, {
-    ...answered,
-    accountId,
-    idempotencyKey: key.key,
-    requestId: currentContext()?.requestId ?? requestIdFor(request),
-    elapsedMs: performance.now() - startedAt,
-  });
-}
-
 /**
  * The idempotent checkout, for an authenticated caller. A request the key's
  * row answers (a replay, a 409, a 422) costs one statement; one that claims
@@ -100,7 +74,7 @@ async function checkout(
   request: Request,
   accountId: string,
 ): Promise<{ outcome: Outcome; response: Response; answerLost: boolean }> {
-  const { db, statements, checkout } = getServices();
+  const { db, statements, engine } = getServices();
   const read = await readKeyedCall(request, accountId);
   if (!read.ok)
     return { outcome: read.problem, response: outcomeToResponse(read.problem), answerLost: false };
@@ -109,7 +83,7 @@ async function checkout(
   let demoRead: Promise<DemoSettings> | undefined;
   const demoSettings = () => (demoRead ??= demoSettingsFor(statements, accountId));
   const fault = requestedFault(request);
-  const outcome = await checkout.run(read.call, {
+  const outcome = await engine.checkout(read.call, {
     fault,
     holdBeforeChargeMs: async () => (await demoSettings()).networkDelayMs,
   });

@@ -5,22 +5,34 @@ import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
-import { createAccount, getOrder, postOrder } from "@/lib/testing/api-client";
-import { ledgerFor } from "@/lib/testing/payment-simulator";
+import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
+import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
+import {
+  createAccount,
+  getOrder,
+  postOrder,
+  postRefund,
+  type ApiAccount,
+} from "@/lib/testing/api-client";
+import { ledgerFor, type SimulatorAdmin } from "@/lib/testing/payment-simulator";
 import { APP_READY_TIMEOUT_MS } from "@/lib/testing/app-server";
 import { appServersOf } from "@/lib/testing/test-app-servers";
 import { rowsAt } from "@/lib/testing/rows";
 
 /**
  * The crash matrix: the app is killed with SIGKILL at each dangerous point of
- * a checkout, restarted, and the client retries with the same key. Each run
- * must end with exactly one order, exactly one charge in the payment
- * simulator's ledger, the key complete, and one consistent answer for the
- * client.
+ * a checkout, and of a refund, restarted, and the client retries with the
+ * same key. Each checkout must end with exactly one order, exactly one
+ * charge in the payment simulator's ledger, the key complete, and one
+ * consistent answer for the client; each refund with exactly one refund
+ * row, exactly one refund at the provider, the payment's refunded total
+ * equal to it, and the same.
  *
  * It runs on each idempotency store (IDEMPOTENCY_STORE). CRASH_RUNS sets
- * the runs per point (3 in `npm test`; `npm run test:crash` runs 20). The
- * lease is 2 s so that a crashed attempt's key can be taken over quickly.
+ * the checkout's runs per point (2 in `npm test`; `npm run test:crash` runs
+ * 20) and the refund's (1 in `npm test`, each on a checkout's order, in
+ * the same app: a restart is most of a run's time). The lease is 2 s so
+ * that a crashed attempt's key can be taken over quickly.
  *
  * No step has a budget of wall time, which a busy machine spends (a fixed
  * 10 s per run failed correct runs once both cores were busy): the
@@ -31,14 +43,17 @@ import { rowsAt } from "@/lib/testing/rows";
  * test's signal ends its loop.
  */
 const STORES = ["sql", "prisma"] as const;
-const RUNS_PER_POINT = Number(process.env.CRASH_RUNS ?? 3);
-/** Each crash point, and how far the request had got by then (the key's recovery point). */
+const RUNS_PER_POINT = Number(process.env.CRASH_RUNS ?? 2);
+const REFUND_RUNS_PER_POINT = Number(process.env.CRASH_RUNS ?? 1);
+/** Each crash point, and how far a checkout and a refund had got by then (the key's recovery point). */
 const CRASH_POINTS = [
-  ["crash-after-claim", "claimed"],
-  ["crash-after-charge", "payment_started"],
-  ["crash-before-commit", "charged"],
-  ["crash-after-commit", "finished"],
+  ["crash-after-claim", "claimed", "claimed"],
+  ["crash-after-charge", "payment_started", "refund_started"],
+  ["crash-before-commit", "charged", "provider_answered"],
+  ["crash-after-commit", "finished", "finished"],
 ] as const;
+/** What each refund asks for of its checkout's order. */
+const REFUND_AMOUNT = 1000;
 const LEASE_SECONDS = 2;
 /** Attempts the client still makes once it has waited out the lease, before it calls the key stuck. */
 const ATTEMPTS_AFTER_LEASE = 3;
@@ -48,15 +63,18 @@ const ATTEMPTS_AFTER_LEASE = 3;
  * minute for the run's dozen requests and its few seconds of retries.
  * Never what decides that a slow run failed.
  */
-const TEST_TIMEOUT_MS = (RUNS_PER_POINT + 1) * (APP_READY_TIMEOUT_MS + 60_000);
+const TEST_TIMEOUT_MS =
+  (RUNS_PER_POINT + REFUND_RUNS_PER_POINT + 1) * (APP_READY_TIMEOUT_MS + 60_000);
 
 /** What each run at one crash point ended with; every count but `runs` must stay 0. */
 interface PointSummary {
   recoveryPoint: string;
   runs: number;
-  duplicateOrders: number;
-  lostOrders: number;
-  duplicateCharges: number;
+  /** Orders, or refund rows. */
+  duplicateRows: number;
+  lostRows: number;
+  /** Charges, or refunds, at the provider. */
+  duplicateEffects: number;
   stuckKeys: number;
   /** What the client's retries saw before the definite answer, per run ("409 409 201"). */
   answers: string[];
@@ -74,15 +92,15 @@ afterAll(() => {
       .map(([value, count]) => `${count}× ${value}`)
       .join("; ");
   const header =
-    "store   crash point          key left at      runs  dup. orders  lost orders  dup. charges  stuck keys  the client's retries saw";
+    "store   operation crash point          key left at        runs  dup. rows  lost rows  dup. at provider  stuck keys  the client's retries saw";
   const rows = Object.entries(summary).map(([point, s]) =>
     [
-      point.padEnd(28),
-      s.recoveryPoint.padEnd(16),
+      point.padEnd(38),
+      s.recoveryPoint.padEnd(18),
       String(s.runs).padStart(4),
-      String(s.duplicateOrders).padStart(12),
-      String(s.lostOrders).padStart(12),
-      String(s.duplicateCharges).padStart(13),
+      String(s.duplicateRows).padStart(10),
+      String(s.lostRows).padStart(10),
+      String(s.duplicateEffects).padStart(17),
       String(s.stuckKeys).padStart(11),
       ` ${tally(s.answers)}`,
     ].join(" "),
@@ -99,17 +117,14 @@ afterAll(() => {
  * them could have taken the key over.
  */
 async function retryUntilAnswered(
-  baseUrl: string,
-  token: string,
-  key: string,
-  body: string,
+  send: () => Promise<{ response: Response; text: string }>,
   signal: AbortSignal,
 ): Promise<{ response: Response; text: string; statuses: number[] }> {
   const statuses: number[] = [];
   let waitedMs = 0;
   let attemptsAfterLease = 0;
   for (;;) {
-    const { response, text } = await postOrder({ baseUrl, token, key, rawBody: body, signal });
+    const { response, text } = await send();
     statuses.push(response.status);
     if (response.status !== 409 && response.status < 500) return { response, text, statuses };
     if (waitedMs >= LEASE_SECONDS * 1000 && ++attemptsAfterLease >= ATTEMPTS_AFTER_LEASE)
@@ -134,9 +149,9 @@ describe.each(STORES)("on the %s store", (store) => {
     await rm(path.dirname(dataDir), { recursive: true, force: true });
   });
 
-  describe.each(CRASH_POINTS)("killed at %s", (point, recoveryPoint) => {
+  describe.each(CRASH_POINTS)("killed at %s", (point, checkoutPoint, refundPoint) => {
     it(
-      `ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}`,
+      `ends with one order, one charge and a complete key, ${RUNS_PER_POINT} times out of ${RUNS_PER_POINT}; and a refund with one refund, ${REFUND_RUNS_PER_POINT} times out of ${REFUND_RUNS_PER_POINT}`,
       { timeout: TEST_TIMEOUT_MS },
       async (context) => {
         const { signal } = context;
@@ -152,16 +167,26 @@ describe.each(STORES)("on the %s store", (store) => {
             embeddedDataDir: dataDir,
           });
         let server = await start();
-        const record: PointSummary = (summary[`${store.padEnd(7)} ${point}`] = {
-          recoveryPoint,
-          runs: 0,
-          duplicateOrders: 0,
-          lostOrders: 0,
-          duplicateCharges: 0,
-          stuckKeys: 0,
-          answers: [],
-        });
-        for (let run = 0; run < RUNS_PER_POINT; run++) {
+        /** Sends the request that crashes the server, then starts it again. */
+        const crashWith = async (request: Promise<unknown>) => {
+          await expect(request).rejects.toThrow(TypeError); // the connection died with the process
+          await server.exited;
+          server = await start();
+        };
+        const newSummary = (operation: string, recoveryPoint: string): PointSummary =>
+          (summary[`${store.padEnd(7)} ${operation.padEnd(9)} ${point}`] = {
+            recoveryPoint,
+            runs: 0,
+            duplicateRows: 0,
+            lostRows: 0,
+            duplicateEffects: 0,
+            stuckKeys: 0,
+            answers: [],
+          });
+        const checkouts = newSummary("checkout", checkoutPoint);
+        const refunds = newSummary("refund", refundPoint);
+
+        for (let run = 0; run < Math.max(RUNS_PER_POINT, REFUND_RUNS_PER_POINT); run++) {
           signal.throwIfAborted(); // timed out: the test has ended, and so have its servers
           const account = await createAccount(server.baseUrl);
           const key = randomUUID();
@@ -169,73 +194,150 @@ describe.each(STORES)("on the %s store", (store) => {
             cartId: `crash-${run}`,
             items: [{ sku: "grinder-hand-burr", quantity: 1 }],
           });
+          const send = (fault?: string) =>
+            postOrder({
+              baseUrl: server.baseUrl,
+              token: account.token,
+              key,
+              rawBody: body,
+              signal,
+              ...(fault && { headers: { "OncePay-Fault": fault } }),
+            });
 
-          const crashed = postOrder({
-            baseUrl: server.baseUrl,
-            token: account.token,
-            key,
-            rawBody: body,
-            headers: { "OncePay-Fault": point },
-          });
-          await expect(crashed).rejects.toThrow(TypeError); // the connection died with the process
-          await server.exited;
-          server = await start();
-          expect(await rowsAt(server.databaseUrl).keyRow(account.id, key)).toMatchObject({
-            recovery_point: recoveryPoint,
-          });
+          // A checkout's run; a refund's runs need an order, which a crash-free checkout makes.
+          if (run < RUNS_PER_POINT) await crashWith(send(point));
+          else if ((await send()).response.status !== 201) throw new Error("The checkout failed");
+          if (run < RUNS_PER_POINT) {
+            expect(await rowsAt(server.databaseUrl).keyRow(account.id, key)).toMatchObject({
+              recovery_point: checkoutPoint,
+            });
+          }
 
-          const answer = await retryUntilAnswered(
-            server.baseUrl,
-            account.token,
-            key,
-            body,
-            signal,
-          ).catch(async (error: unknown) => {
+          const answer = await retryUntilAnswered(send, signal).catch(async (error: unknown) => {
             if (signal.aborted) throw error; // the test timed out: nothing to count
             // No answer past the lease: the key is stuck, and unless an order exists, it is lost.
-            record.runs++;
-            record.stuckKeys++;
+            checkouts.runs++;
+            checkouts.stuckKeys++;
             if ((await rowsAt(server.databaseUrl).rowCounts(account.id)).orders === 0)
-              record.lostOrders++;
+              checkouts.lostRows++;
             throw error;
           });
-          const replay = await retryUntilAnswered(server.baseUrl, account.token, key, body, signal);
-          const counts = await rowsAt(server.databaseUrl).rowCounts(account.id);
-          const keyRow = await rowsAt(server.databaseUrl).keyRow(account.id, key);
-          // The provider's own ledger: every charge made for this account (a fresh account per run), under
-          // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
-          const ledger = await ledgerFor(server.paymentSimulator, {
-            idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id),
-          });
-          const stuck = await rowsAt(server.databaseUrl).stuckKeys(account.id);
-
-          // Tally first, so that the table shows what went wrong even when a check below fails.
-          record.runs++;
-          record.duplicateOrders += Math.max(0, counts.orders - 1);
-          record.lostOrders += counts.orders === 0 ? 1 : 0;
-          record.duplicateCharges += Math.max(0, ledger.charges.length - 1);
-          record.stuckKeys += stuck;
-          record.answers.push(answer.statuses.join(" "));
-
-          expect(counts).toEqual({ orders: 1, payments: 1 });
-          expect(ledger.payment_intents).toHaveLength(1);
-          expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
-          expect(stuck).toBe(0);
-          expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
-          // One consistent answer: the 201, the same bytes again as a replay, and the same order when fetched.
-          expect(answer.response.status).toBe(201);
+          const replay = await retryUntilAnswered(send, signal);
           const order = JSON.parse(answer.text);
-          expect(order.payment.id).toBe(ledger.payment_intents[0]?.id);
+          if (run < RUNS_PER_POINT)
+            await checkOneOrder(server, checkouts, account, key, answer, replay, order);
+          if (run < REFUND_RUNS_PER_POINT) await refundRun(account, order);
+        }
+
+        /** A refund crashed at the point, retried under its key until answered: one refund, everywhere. */
+        async function refundRun(
+          account: ApiAccount,
+          order: { id: string; payment: { id: string } },
+        ) {
+          const key = randomUUID();
+          const send = (fault?: string) =>
+            postRefund({
+              baseUrl: server.baseUrl,
+              token: account.token,
+              orderId: order.id,
+              key,
+              body: { amount: REFUND_AMOUNT },
+              ...(fault && { headers: { "OncePay-Fault": fault } }),
+            });
+          await crashWith(send(point));
+          const rows = rowsAt(server.databaseUrl);
+          expect(await rows.keyRow(account.id, key)).toMatchObject({ recovery_point: refundPoint });
+
+          const answer = await retryUntilAnswered(send, signal).catch(async (error: unknown) => {
+            if (signal.aborted) throw error;
+            refunds.runs++;
+            refunds.stuckKeys++;
+            if ((await rows.refundsOfOrder(order.id)).refunds.length === 0) refunds.lostRows++;
+            throw error;
+          });
+          const replay = await retryUntilAnswered(send, signal);
+          const recorded = await rows.refundsOfOrder(order.id);
+          const atProvider = await refundsAtProvider(server.paymentSimulator.url, order.payment.id);
+          const stuck = await rows.stuckKeys(account.id);
+
+          refunds.runs++;
+          refunds.duplicateRows += Math.max(0, recorded.refunds.length - 1);
+          refunds.lostRows += recorded.refunds.length === 0 ? 1 : 0;
+          refunds.duplicateEffects += Math.max(0, atProvider.length - 1);
+          refunds.stuckKeys += stuck;
+          refunds.answers.push(answer.statuses.join(" "));
+
+          expect(recorded).toEqual({
+            refunds: [
+              {
+                status: "succeeded",
+                amount: REFUND_AMOUNT,
+                provider_refund_id: atProvider[0]?.id,
+              },
+            ],
+            refundedAmount: REFUND_AMOUNT,
+          });
+          expect(atProvider.map((refund) => refund.amount)).toEqual([REFUND_AMOUNT]);
+          expect(stuck).toBe(0);
+          expect(await rows.keyRow(account.id, key)).toMatchObject({
+            state: "complete",
+            response_status: 201,
+          });
+          expect(answer.response.status).toBe(201);
           expect(replay.text).toBe(answer.text);
           expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
-          const fetched = await getOrder({
-            baseUrl: server.baseUrl,
-            token: account.token,
-            id: order.id,
-          });
-          expect(fetched.text).toBe(answer.text);
         }
       },
     );
   });
 });
+
+/** The checks of one checkout run, tallied first, so that the table shows what went wrong even when a check fails. */
+async function checkOneOrder(
+  server: { baseUrl: string; databaseUrl: string; paymentSimulator: SimulatorAdmin },
+  record: PointSummary,
+  account: ApiAccount,
+  key: string,
+  answer: { response: Response; text: string; statuses: number[] },
+  replay: { response: Response; text: string },
+  order: { id: string; payment: { id: string } },
+): Promise<void> {
+  const rows = rowsAt(server.databaseUrl);
+  const counts = await rows.rowCounts(account.id);
+  const keyRow = await rows.keyRow(account.id, key);
+  // The provider's own ledger: every charge made for this account (a fresh account per run), under
+  // any key row, so that a key deleted and claimed afresh, with a second charge, shows up here.
+  const ledger = await ledgerFor(server.paymentSimulator, {
+    idempotencyKeyPrefix: paymentProviderKeyPrefix(account.id),
+  });
+  const stuck = await rows.stuckKeys(account.id);
+
+  record.runs++;
+  record.duplicateRows += Math.max(0, counts.orders - 1);
+  record.lostRows += counts.orders === 0 ? 1 : 0;
+  record.duplicateEffects += Math.max(0, ledger.charges.length - 1);
+  record.stuckKeys += stuck;
+  record.answers.push(answer.statuses.join(" "));
+
+  expect(counts).toEqual({ orders: 1, payments: 1 });
+  expect(ledger.payment_intents).toHaveLength(1);
+  expect(ledger.charges.map((charge) => charge.status)).toEqual(["succeeded"]);
+  expect(stuck).toBe(0);
+  expect(keyRow).toMatchObject({ state: "complete", response_status: 201 });
+  // One consistent answer: the 201, the same bytes again as a replay, and the same order when fetched.
+  expect(answer.response.status).toBe(201);
+  expect(order.payment.id).toBe(ledger.payment_intents[0]?.id);
+  expect(replay.text).toBe(answer.text);
+  expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
+  const fetched = await getOrder({ baseUrl: server.baseUrl, token: account.token, id: order.id });
+  // The order as it is now: a refund run may follow, but only after this.
+  expect(fetched.text).toBe(answer.text);
+}
+
+/** Every refund the provider made of one PaymentIntent, as the ledger reads them. */
+function refundsAtProvider(simulatorUrl: string, paymentIntentId: string) {
+  return new StripePaymentProvider({
+    secretKey: LOCAL_SIMULATOR_SECRET_KEY,
+    simulatorUrl,
+  }).refundsOf(paymentIntentId);
+}

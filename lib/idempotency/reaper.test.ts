@@ -3,7 +3,7 @@ import { pgStore } from "@oncepay/idempotency/pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { TEST_KEY_TIMINGS } from "@/lib/testing/checkout-engine";
+import { TEST_KEY_TIMINGS } from "@/lib/testing/shop-engine";
 import {
   closeTestDb,
   countRows,

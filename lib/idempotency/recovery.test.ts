@@ -11,7 +11,7 @@ import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
 import { closeTestDb, countRows, expireLease, keyRow, testDb } from "@/lib/testing/database";
-import { checkoutEngineOn, TEST_KEY_TIMINGS } from "@/lib/testing/checkout-engine";
+import { chargesOnly, shopEngineOn, TEST_KEY_TIMINGS } from "@/lib/testing/shop-engine";
 import { itOnServer } from "@/lib/testing/postgres-server-only";
 
 /**
@@ -61,7 +61,7 @@ function countingProvider(chargeDelayMs = 0): PaymentProvider & {
 
 function worker(concurrency = 4, chargeDelayMs = 0) {
   const provider = countingProvider(chargeDelayMs);
-  const engine = checkoutEngineOn(testDb(), provider);
+  const engine = shopEngineOn(testDb(), chargesOnly(provider));
   return {
     provider,
     runOnce: () => engine.recover({ batchSize: 1000, concurrency }),
@@ -266,7 +266,7 @@ describe("the recovery worker", () => {
     await expireLease(shopper.id, key);
 
     // The provider's credentials broke meanwhile: every call is refused (401).
-    const refusing = checkoutEngineOn(
+    const refusing = shopEngineOn(
       testDb(),
       new StripePaymentProvider({
         secretKey: "sk_test_not-a-valid-key!",

@@ -18,17 +18,23 @@ import {
   type RateLimitedOutcome,
 } from "@/lib/orders/checkout";
 import type { OrderRowsWriter } from "@/lib/orders/order-rows";
-import type { PaymentProvider } from "@/lib/payments/provider";
+import type { PaymentProvider, RefundProvider } from "@/lib/payments/provider";
+import { refundProviderKey } from "@/lib/refunds/provider-key";
+import { refundOperation } from "@/lib/refunds/refund";
+import type { RunStatement } from "@/lib/refunds/refund-rows";
 
 /**
  * The shop's use of the engine package: one engine, over the store the app
- * was configured with, running one operation (the checkout), with its
- * log as the engine's reporter. Generic over the store's transaction inside,
- * plain outside, so the rest of the shop never names a store.
+ * was configured with, running the shop's two operations (the checkout and
+ * the refund), with its log as the engine's reporter. Generic over the
+ * store's transaction inside, plain outside, so the rest of the shop never
+ * names a store.
  */
-export interface CheckoutEngine {
+export interface ShopEngine {
   /** Runs one checkout request under its key (the demos' fault and hold, if it asked for them). */
-  run(call: KeyedCall, demos?: CheckoutDemos): Promise<Outcome | RateLimitedOutcome>;
+  checkout(call: KeyedCall, demos?: CheckoutDemos): Promise<Outcome | RateLimitedOutcome>;
+  /** Runs one refund request under its key: `call.body` is the order's id and the amount. */
+  refund(call: KeyedCall, demos?: { fault?: FaultName }): Promise<Outcome>;
   /** The recovery worker's run: finishes or releases keys whose attempt died. */
   recover(options: { batchSize: number; concurrency: number }): Promise<RecoveryReport>;
   /** The reaper's: deletes up to `limit` keys past their time to live that are safe to forget. */
@@ -43,20 +49,23 @@ export interface CheckoutDemos {
   holdBeforeChargeMs?: () => Promise<number>;
 }
 
-export interface CheckoutParts<Tx> {
+export interface ShopEngineParts<Tx> {
   store: KeyStore<Tx>;
   orderRows: OrderRowsWriter<Tx>;
-  provider: PaymentProvider;
+  /** How the refund runs its statements in the store's transaction. */
+  statements: (tx: Tx) => RunStatement;
+  provider: PaymentProvider & RefundProvider;
   /** Checkouts per account, counted once per new key (a takeover resumes one already counted). */
   limit?: RateLimit;
 }
 
-export function checkoutEngine<Tx>(parts: CheckoutParts<Tx>): CheckoutEngine {
-  const { store, orderRows, provider, limit } = parts;
+export function shopEngine<Tx>(parts: ShopEngineParts<Tx>): ShopEngine {
+  const { store, orderRows, statements, provider, limit } = parts;
   const checkout = checkoutOperation({ provider, orderRows });
-  const engine = createEngine({ store, operations: [checkout], reporter: logReporter });
+  const refund = refundOperation({ provider, statements });
+  const engine = createEngine({ store, operations: [checkout, refund], reporter: logReporter });
   return {
-    run(call, { fault, holdBeforeChargeMs } = {}) {
+    checkout(call, { fault, holdBeforeChargeMs } = {}) {
       // A request that asks for a fault runs its own copy of the operation, under the same name.
       const operation = fault ? checkoutOperation({ provider, orderRows, fault }) : checkout;
       return engine.run(operation, call, {
@@ -67,6 +76,16 @@ export function checkoutEngine<Tx>(parts: CheckoutParts<Tx>): CheckoutEngine {
           addToContext({
             keyId: claim.keyId,
             providerKey: providerKeyOf(request, claim.sideEffectGeneration),
+          }),
+      });
+    },
+    refund(call, { fault } = {}) {
+      const operation = fault ? refundOperation({ provider, statements, fault }) : refund;
+      return engine.run(operation, call, {
+        onClaimed: (claim, request) =>
+          addToContext({
+            keyId: claim.keyId,
+            providerKey: refundProviderKey(request, claim.sideEffectGeneration),
           }),
       });
     },

@@ -74,7 +74,12 @@ const order: ResponseBody<"Order"> = {
       amount: 1450,
     },
   ],
-  payment: { id: PAYMENT_ID, status: "succeeded", paymentMethod: "pm_card_visa" },
+  payment: {
+    id: PAYMENT_ID,
+    status: "succeeded",
+    paymentMethod: "pm_card_visa",
+    refundedAmount: 0,
+  },
   createdAt: "2026-12-06T02:00:37.544Z",
 };
 
@@ -218,7 +223,36 @@ function labExample(keyed: boolean): OperationExample {
   };
 }
 
+const REFUND_KEY = "0b5e7c1d-2f43-4a8e-b9d6-58c1e0a7f3b2";
+
+const refund: ResponseBody<"Refund"> = {
+  id: "9a4d2b7e-31c5-4f08-8e6a-d2b5c7f1e093",
+  object: "refund",
+  orderId: ORDER_ID,
+  status: "succeeded",
+  amount: 1450,
+  currency: "usd",
+  providerRefundId: "re_3QkYVn2bS8dLhN4rT6wXpZ1a",
+  createdAt: "2026-12-06T02:04:11.208Z",
+};
+
 export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
+  createRefund: {
+    parameters: { id: ORDER_ID, "Idempotency-Key": REFUND_KEY },
+    requestBody: { amount: 1450 } satisfies RequestBody<"RefundRequest">,
+    answers: [
+      { status: 201, body: refund },
+      {
+        status: 422,
+        body: {
+          type: "urn:oncepay:problem:refund-exceeds-balance",
+          title: "Refund larger than what is left to refund",
+          status: 422,
+          detail: `Order ${ORDER_ID} has 3600 of 5050 usd (minor units) left to refund, counting refunds still in progress; this request asked for 5050. Nothing was refunded: send a new request, with a new Idempotency-Key, for at most 3600.`,
+        },
+      },
+    ],
+  },
   createOrder: {
     parameters: { "Idempotency-Key": KEY },
     requestBody: checkoutRequest,

@@ -188,6 +188,59 @@ export const PATHS: Record<string, PathSpec> = {
       },
     },
   },
+  "/api/orders/{id}/refunds": {
+    post: {
+      operationId: "createRefund",
+      tag: "Orders",
+      summary: "Refund an order, all or part, exactly once",
+      description:
+        "Refunds `amount` (or, without it, all that is left) of one of this account's paid orders, once per Idempotency-Key, as a checkout charges once. Refunds of one order under different keys, sent at once, never add up to more than was charged: each reserves its amount before the provider hears of it, and one that asks for more than is left gets 422.",
+      authenticated: true,
+      idempotencyKey: "required",
+      requestBody: "RefundRequest",
+      pathParameter: { name: "id", description: "The order's id." },
+      responses: {
+        201: {
+          description: "Refunded. A replay of it carries Idempotent-Replayed: true.",
+          body: "Refund",
+          optional: ["Idempotent-Replayed"],
+        },
+        400: {
+          description: "Idempotency-Key missing, malformed or sent more than once.",
+          problems: [
+            "idempotency-key-missing",
+            "idempotency-key-invalid",
+            "idempotency-key-repeated",
+          ],
+        },
+        404: {
+          description:
+            "No paid order of this account's by that id (another account's order looks the same). Nothing was refunded.",
+          problems: ["order-not-found"],
+          optional: ["Idempotent-Replayed"],
+        },
+        409: KEYED_ANSWERS[409],
+        422: {
+          description:
+            "More than is left to refund (counting refunds still in flight), the provider refused the refund, or the key was used for a different request or reused after it expired. Nothing was refunded by this request.",
+          problems: [
+            "refund-exceeds-balance",
+            "refund-refused",
+            "idempotency-key-reused",
+            "idempotency-key-expired",
+          ],
+          optional: ["Idempotent-Replayed"],
+        },
+        502: PAYMENT_ANSWERS[502],
+        503: {
+          description:
+            "The payment provider did not answer. Nothing is refunded twice: retry with the same key after Retry-After seconds.",
+          problems: ["dependency-unavailable"],
+          required: RETRY_AFTER,
+        },
+      },
+    },
+  },
   "/api/purchases/{cartId}": {
     get: {
       operationId: "getPurchase",

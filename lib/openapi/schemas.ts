@@ -6,6 +6,8 @@ import { newLabRunSchema, stormReportSchema } from "@/lib/lab/storms";
 import { checkoutRequestSchema } from "@/lib/orders/cart";
 import { productSchema } from "@/lib/orders/catalog";
 import { orderViewSchema } from "@/lib/orders/order-view";
+import { refundBodySchema } from "@/lib/refunds/refund-request";
+import { refundViewSchema } from "@/lib/refunds/refund-view";
 
 /**
  * The schemas the OpenAPI document names, each the one the code parses a
@@ -36,6 +38,7 @@ const checkResultSchema = z.object({ ok: z.boolean(), ms: z.number() });
 
 export const REQUEST_SCHEMAS = {
   CheckoutRequest: checkoutRequestSchema,
+  RefundRequest: refundBodySchema,
   DemoSettingsRequest: demoSettingsSchema,
   LabRunRequest: newLabRunSchema,
 } as const;
@@ -44,6 +47,7 @@ export const RESPONSE_SCHEMAS = {
   Problem: problemSchema,
   Order: orderViewSchema,
   OrderList: listOf(orderViewSchema),
+  Refund: refundViewSchema,
   Purchase: purchaseViewSchema,
   Product: productSchema,
   ProductList: listOf(productSchema),

@@ -37,6 +37,12 @@ export const orderViewSchema = z.object({
       id: z.string().describe("The payment provider's id of the payment."),
       status: z.enum(PaymentStatus),
       paymentMethod: z.string(),
+      refundedAmount: z
+        .number()
+        .int()
+        .describe(
+          "How much of it is refunded or being refunded, in minor units: at most the order's amount.",
+        ),
     })
     .nullable(),
   createdAt: z.iso.datetime(),
@@ -51,7 +57,11 @@ export type OrderViewSource = Pick<
   "id" | "status" | "idemKey" | "source" | "cartId" | "currency" | "totalAmount" | "createdAt"
 > & {
   items: Pick<OrderItem, "sku" | "name" | "unitAmount" | "quantity">[];
-  payment: Pick<Payment, "providerPaymentId" | "status" | "paymentMethod"> | null;
+  /** A payment just written has no refunds yet: `refundedAmount` is 0 then. */
+  payment:
+    | (Pick<Payment, "providerPaymentId" | "status" | "paymentMethod"> &
+        Partial<Pick<Payment, "refundedAmount">>)
+    | null;
 };
 
 export function orderView(order: OrderViewSource): OrderView {
@@ -78,6 +88,7 @@ export function orderView(order: OrderViewSource): OrderView {
           id: order.payment.providerPaymentId,
           status: order.payment.status,
           paymentMethod: order.payment.paymentMethod,
+          refundedAmount: order.payment.refundedAmount ?? 0,
         }
       : null,
     createdAt: order.createdAt.toISOString(),

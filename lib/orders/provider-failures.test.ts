@@ -10,7 +10,7 @@ import {
 } from "@/lib/testing/payment-simulator";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
-import { checkoutEngineOn } from "@/lib/testing/checkout-engine";
+import { chargesOnly, shopEngineOn } from "@/lib/testing/shop-engine";
 import { closeTestDb, countRows, keyRow, testDb } from "@/lib/testing/database";
 
 /**
@@ -39,10 +39,10 @@ describe("the checkout endpoint when the provider fails", () => {
       maxNetworkRetries: 0,
       timeoutMs: 300,
     });
-    const checkout = checkoutEngineOn(testDb(), provider);
+    const checkout = shopEngineOn(testDb(), chargesOnly(provider));
 
     await setFaults(simulator, { latencyMs: 800 });
-    const first = await checkout.run(checkoutCall(shopper.id, key, body));
+    const first = await checkout.checkout(checkoutCall(shopper.id, key, body));
     await new Promise((resolve) => setTimeout(resolve, 1000)); // the simulator finishes the charge meanwhile
     await setFaults(simulator, {});
     expect(first).toMatchObject({ kind: "dependency-unavailable", retryAfterSeconds: 1 });
@@ -53,7 +53,7 @@ describe("the checkout endpoint when the provider fails", () => {
     const providerKey = row!.provider_key;
     expect((await ledgerFor(simulator, { idempotencyKey: providerKey })).charges).toHaveLength(1);
 
-    const retry = await checkout.run(checkoutCall(shopper.id, key, body));
+    const retry = await checkout.checkout(checkoutCall(shopper.id, key, body));
     expect(retry).toMatchObject({ kind: "completed", stored: { status: 201 } });
     const ledger = await ledgerFor(simulator, { idempotencyKey: providerKey });
     expect(ledger.charges).toHaveLength(1);
@@ -73,7 +73,7 @@ describe("the checkout endpoint when the provider fails", () => {
       simulatorUrl: simulator.url,
     });
 
-    const refused = await checkoutEngineOn(testDb(), misconfigured).run(
+    const refused = await shopEngineOn(testDb(), chargesOnly(misconfigured)).checkout(
       checkoutCall(shopper.id, key, body),
     );
     expect(refused).toMatchObject({ kind: "dependency-rejected" });
@@ -84,7 +84,9 @@ describe("the checkout endpoint when the provider fails", () => {
       secretKey: await newSecretKey(simulator),
       simulatorUrl: simulator.url,
     });
-    const retry = await checkoutEngineOn(testDb(), fixed).run(checkoutCall(shopper.id, key, body));
+    const retry = await shopEngineOn(testDb(), chargesOnly(fixed)).checkout(
+      checkoutCall(shopper.id, key, body),
+    );
     expect(retry).toMatchObject({ kind: "completed", stored: { status: 201 } });
     expect(await countRows("orders", shopper.id)).toBe(1);
   });

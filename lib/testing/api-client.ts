@@ -74,6 +74,29 @@ export async function getOrder(options: {
   return { response, text: await response.text() };
 }
 
+/** POST /api/orders/{orderId}/refunds with a bearer token, an Idempotency-Key and a JSON body (default: none, all that is left). */
+export async function postRefund(options: {
+  baseUrl?: string;
+  token: string;
+  orderId: string;
+  key?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+}): Promise<{ response: Response; text: string; json: () => unknown }> {
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    Authorization: `Bearer ${options.token}`,
+    ...options.headers,
+  };
+  if (options.key !== null) headers["Idempotency-Key"] = options.key ?? randomUUID();
+  const response = await fetch(
+    `${options.baseUrl ?? baseUrl()}/api/orders/${options.orderId}/refunds`,
+    { method: "POST", headers, body: JSON.stringify(options.body ?? {}) },
+  );
+  const text = await response.text();
+  return { response, text, json: () => JSON.parse(text) };
+}
+
 /** A browser's session as the shop's first page hands it out: the Cookie header to send, and the token in it. */
 export async function browserSession(
   base: string = baseUrl(),

@@ -50,7 +50,7 @@ export function sampleOrder(cartId: string): Order {
         amount: 3600,
       },
     ],
-    payment: { id: "pay_1", status: "succeeded", paymentMethod: "pm_card_visa" },
+    payment: { id: "pay_1", status: "succeeded", paymentMethod: "pm_card_visa", refundedAmount: 0 },
     createdAt: "2025-01-01T00:00:00.000Z",
   };
 }

@@ -38,6 +38,7 @@ export const {
   tableCounts,
   rowCounts,
   keyRow,
+  refundsOfOrder,
   keyRequestsOf,
   keyRequestRowsOfKeyId,
   expireLease,

@@ -32,6 +32,12 @@ export interface KeyRow {
   lease_expires_at: Date | null;
 }
 
+export interface OrderRefunds {
+  refunds: { status: string; amount: number; provider_refund_id: string | null }[];
+  /** payments.refunded_amount: the refunds pending or succeeded. */
+  refundedAmount: number;
+}
+
 export interface KeyRequestRow {
   nth: number;
   request_id: string;
@@ -48,6 +54,8 @@ export interface Rows {
   /** Everything a request can leave behind for an account, counted in one statement so the three agree. */
   tableCounts(accountId: string): Promise<Record<CountedTable, number>>;
   keyRow(accountId: string, key: string): Promise<KeyRow | undefined>;
+  /** An order's refund rows, oldest first, and what its payment holds as refunded. */
+  refundsOfOrder(orderId: string): Promise<OrderRefunds>;
   /** Keys still in flight although their lease ran out: what a crash must never leave behind. */
   stuckKeys(accountId: string): Promise<number>;
   /**
@@ -156,6 +164,18 @@ export function rowsIn(db: Queryable): Rows {
         orders: await countRows("orders", accountId),
         payments: await countRows("payments", accountId),
       };
+    },
+    async refundsOfOrder(orderId) {
+      const { rows: refunds } = await db.query<OrderRefunds["refunds"][number]>(
+        `SELECT status::text AS status, amount, provider_refund_id
+           FROM refunds WHERE order_id = $1::uuid ORDER BY created_at, id`,
+        [orderId],
+      );
+      const { rows } = await db.query<{ refunded_amount: number }>(
+        `SELECT refunded_amount FROM payments WHERE order_id = $1::uuid`,
+        [orderId],
+      );
+      return { refunds, refundedAmount: rows[0]?.refunded_amount ?? 0 };
     },
     async tableCounts(accountId) {
       const { rows } = await db.query<Record<CountedTable, number>>(
