@@ -7,12 +7,11 @@
  * attempts reach the server, the shopper is charged at most once and a late
  * retry gets the first attempt's result back (`Idempotent-Replayed: true`).
  *
- * The retry loop itself (counting attempts, the overall time budget, stopping
- * on a final answer) is p-retry's; this module decides what counts as
- * retryable and how long to wait (retry-policy.ts), and reports every attempt
- * so the UI can show them. Framework-free: it runs under Vitest in Node.
+ * The retry loop is keyed-send.ts's, shared with the refund; this module
+ * says what a checkout sends and what its answers mean (an order, a
+ * decline, a refusal), and reports every attempt so the UI can show them.
+ * Framework-free: it runs under Vitest in Node.
  */
-import pRetry from "p-retry";
 import {
   isOrder,
   toProblem,
@@ -21,22 +20,13 @@ import {
   type PaymentMethod,
   type Problem,
 } from "./api-types";
-import { sendAttempt, type AttemptOutcome, type FetchLike } from "./attempt";
-import {
-  RETRY_POLICY,
-  isRepairedRefusal,
-  isRetryableStatus,
-  nextRetryDelayMs,
-  type RetryPolicy,
-} from "./retry-policy";
+import type { AttemptOutcome, FetchLike } from "./attempt";
+import { gaveUpMessage, sendUnderKey, type Answer, type AttemptStart } from "./keyed-send";
+import type { RetryPolicy } from "./retry-policy";
+
+export type { AttemptStart } from "./keyed-send";
 
 export const ORDERS_URL = "/api/orders";
-
-export interface AttemptStart {
-  /** 1-based, within this run. */
-  n: number;
-  maxAttempts: number;
-}
 
 /** What one attempt did, for the attempts timeline. */
 export interface AttemptInfo extends AttemptStart {
@@ -97,130 +87,51 @@ export function newIdempotencyKey(): string {
   return crypto.randomUUID();
 }
 
-/** An attempt whose answer says "try again"; thrown so that p-retry runs another attempt. */
-class RetryableAttempt extends Error {
-  /** `attempt`: which attempt (1-based) this was, so a give-up reports how many were really made. */
-  constructor(
-    readonly outcome: AttemptOutcome,
-    readonly attempt: number,
-  ) {
-    super("retryable attempt");
-    this.name = "RetryableAttempt";
-  }
-}
-
-/** Thrown from the failed-attempt hook when the policy says stop: no attempts left, or the budget would run out. */
-class RetriesExhausted extends Error {
-  constructor(
-    readonly outcome: AttemptOutcome,
-    readonly attempts: number,
-  ) {
-    super("retries exhausted");
-    this.name = "RetriesExhausted";
-  }
-}
-
 export async function submitCheckout(options: SubmitCheckoutOptions): Promise<CheckoutResult> {
-  const {
-    cart,
-    paymentMethod,
-    idempotencyKey,
-    url = ORDERS_URL,
-    random = Math.random,
-    onAttemptStart,
-    onAttempt,
-  } = options;
-  const policy: RetryPolicy = { ...RETRY_POLICY, ...options.policy };
-  const maxAttempts = Math.max(1, policy.maxAttempts);
-  // Called through a wrapper: a detached window.fetch throws "Illegal invocation".
-  const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const body = JSON.stringify({ cartId: cart.cartId, items: cart.items, paymentMethod });
-  const runStartedAt = performance.now();
-
-  const describe = (n: number, outcome: AttemptOutcome, retryInMs: number | null): AttemptInfo =>
-    outcome.kind === "response"
-      ? {
-          n,
-          maxAttempts,
-          status: outcome.status,
-          failure: null,
-          requestId: outcome.requestId,
-          replayed: outcome.replayed,
-          durationMs: outcome.durationMs,
-          orderId: isOrder(outcome.json) ? outcome.json.id : null,
-          retryInMs,
-        }
-      : {
-          n,
-          maxAttempts,
-          status: null,
-          failure: outcome.reason,
-          requestId: null,
-          replayed: false,
-          durationMs: outcome.durationMs,
-          orderId: null,
-          retryInMs,
-        };
-
-  try {
-    const { n, outcome } = await pRetry(
-      async (n) => {
-        onAttemptStart?.({ n, maxAttempts });
-        const outcome = await sendAttempt({
-          url,
-          idempotencyKey,
-          body,
-          timeoutMs: policy.attemptTimeoutMs,
-          fetch,
-        });
-        if (isRetryable(outcome)) throw new RetryableAttempt(outcome, n);
-        onAttempt?.(describe(n, outcome, null));
-        return { n, outcome };
-      },
-      {
-        retries: maxAttempts - 1,
-        // p-retry's own backoff is switched off: the wait is full jitter or
-        // Retry-After, which p-retry cannot express, and happens in the hook.
-        minTimeout: 0,
-        maxTimeout: 0,
-        maxRetryTime: policy.budgetMs,
-        onFailedAttempt: async ({ error, attemptNumber }) => {
-          if (!(error instanceof RetryableAttempt)) throw error;
-          const { outcome } = error;
-          const retryInMs = nextRetryDelayMs({
-            attempt: attemptNumber,
-            retryAfter: outcome.kind === "response" ? outcome.retryAfter : null,
-            elapsedMs: performance.now() - runStartedAt,
-            policy: { ...policy, maxAttempts },
-            random,
-          });
-          onAttempt?.(describe(attemptNumber, outcome, retryInMs));
-          if (retryInMs === null) throw new RetriesExhausted(outcome, attemptNumber);
-          await wait(retryInMs);
-        },
-      },
-    );
-    return finalResult(outcome, n);
-  } catch (error) {
-    if (error instanceof RetriesExhausted) return gaveUp(error.outcome, error.attempts);
-    // p-retry's own time budget ran out after the wait, before the attempt we
-    // meant to make (the wait overran: a throttled background tab, a suspended
-    // device). The same give-up, after the attempts actually made.
-    if (error instanceof RetryableAttempt) return gaveUp(error.outcome, error.attempt);
-    throw error;
-  }
+  const { cart, paymentMethod, url = ORDERS_URL, onAttempt, ...sending } = options;
+  const sent = await sendUnderKey({
+    ...sending,
+    url,
+    body: JSON.stringify({ cartId: cart.cartId, items: cart.items, paymentMethod }),
+    isResult: isOrder,
+    onAttempt: (start, outcome, retryInMs) => onAttempt?.(describe(start, outcome, retryInMs)),
+  });
+  return sent.kind === "answered"
+    ? finalResult(sent.outcome, sent.attempts)
+    : gaveUp(sent.outcome, sent.attempts);
 }
 
-function isRetryable(outcome: AttemptOutcome): boolean {
-  if (outcome.kind === "no-response") return true;
-  if (isRetryableStatus(outcome.status) || isRepairedRefusal(outcome.status, outcome.json))
-    return true;
-  // A success whose body did not arrive intact: the retry replays it, without charging again.
-  return outcome.status >= 200 && outcome.status < 300 && !isOrder(outcome.json);
+function describe(
+  { n, maxAttempts }: AttemptStart,
+  outcome: AttemptOutcome,
+  retryInMs: number | null,
+): AttemptInfo {
+  return outcome.kind === "response"
+    ? {
+        n,
+        maxAttempts,
+        status: outcome.status,
+        failure: null,
+        requestId: outcome.requestId,
+        replayed: outcome.replayed,
+        durationMs: outcome.durationMs,
+        orderId: isOrder(outcome.json) ? outcome.json.id : null,
+        retryInMs,
+      }
+    : {
+        n,
+        maxAttempts,
+        status: null,
+        failure: outcome.reason,
+        requestId: null,
+        replayed: false,
+        durationMs: outcome.durationMs,
+        orderId: null,
+        retryInMs,
+      };
 }
 
-function finalResult(outcome: AttemptOutcome, attempts: number): CheckoutResult {
-  if (outcome.kind !== "response") return gaveUp(outcome, attempts);
+function finalResult(outcome: Answer, attempts: number): CheckoutResult {
   const { status, statusText, json, replayed, requestId } = outcome;
   if (status >= 200 && status < 300 && isOrder(json))
     return { kind: "paid", order: json, replayed, attempts, requestId };
@@ -238,34 +149,24 @@ function finalResult(outcome: AttemptOutcome, attempts: number): CheckoutResult 
 }
 
 function gaveUp(outcome: AttemptOutcome, attempts: number): CheckoutResult {
-  const tries = attempts === 1 ? "1 attempt" : `${attempts} attempts`;
-  if (outcome.kind === "no-response") {
-    const why =
-      outcome.reason === "timeout"
-        ? "The server did not answer in time"
-        : "Could not reach the server";
+  const message = gaveUpMessage(outcome, attempts);
+  if (outcome.kind === "no-response")
     return {
       kind: "failed",
       outcomeUnknown: true,
       problem: null,
-      message: `${why} (${tries}).`,
+      message,
       status: null,
       attempts,
       requestId: null,
     };
-  }
-  const problem = toProblem(outcome.json, outcome.status, outcome.statusText);
   return {
     kind: "failed",
     outcomeUnknown: true,
-    problem,
-    message: `${problem.detail} (${tries}).`,
+    problem: toProblem(outcome.json, outcome.status, outcome.statusText),
+    message,
     status: outcome.status,
     attempts,
     requestId: outcome.requestId,
   };
-}
-
-function wait(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
