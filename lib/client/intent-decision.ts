@@ -10,15 +10,17 @@
  */
 import type { Cart, PaymentMethod } from "./api-types";
 import { newIdempotencyKey, type CheckoutResult } from "./checkout";
+import type { RefundResult } from "./refund";
 import { samePayload, type StoredIntent } from "./intent-store";
 
 /**
  * Whether a run's result ends the intent. Paid, declined (the server stored
  * the 402, so resending the key only replays it) and refused (400, 401, 422,
  * …: the same request cannot succeed) end it; the client giving up with the
- * outcome unknown does not, because the payment may have gone through.
+ * outcome unknown does not, because the payment may have gone through. A
+ * refund's results end the same way (lib/client/refund.ts).
  */
-export function endsIntent(result: CheckoutResult): boolean {
+export function endsIntent(result: CheckoutResult | RefundResult): boolean {
   return result.kind !== "failed" || !result.outcomeUnknown;
 }
 

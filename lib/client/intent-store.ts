@@ -63,7 +63,11 @@ export function startRun(intent: StoredIntent, now: number = Date.now()): Stored
   return { ...intent, state: "sending", lastRunAt: now };
 }
 
-export function shouldAutoResume(intent: StoredIntent, now: number = Date.now()): boolean {
+/** Whether a page that loads should resume the intent (a checkout's or a refund's) by itself. */
+export function shouldAutoResume(
+  intent: Pick<StoredIntent, "state" | "lastRunAt">,
+  now: number = Date.now(),
+): boolean {
   return intent.state === "sending" && now - intent.lastRunAt < AUTO_RESUME_WINDOW_MS;
 }
 
@@ -133,7 +137,8 @@ export function createIntentStore(
   };
 }
 
-function browserSessionStorage(): Storage | null {
+/** This tab's sessionStorage, or null where there is none (the server) or it may not be used. */
+export function browserSessionStorage(): Storage | null {
   try {
     return typeof window === "undefined" ? null : window.sessionStorage;
   } catch {
