@@ -10,6 +10,8 @@ import type { KeyStore, KeyTimings } from "./store.js";
  * the pool. It is one connection of the pool, and its transaction begins
  * with its first statement: a phase that writes nothing of its own leaves
  * the key's move to run as one statement, one round trip instead of three.
+ * Its statements are prepared as the store's are (`statements`): build
+ * them with parameters, so that their texts are a handful.
  */
 export interface PgTransaction {
   query<Row extends pg.QueryResultRow = pg.QueryResultRow>(
@@ -67,7 +69,8 @@ export function pgConnection(
             await client.query("BEGIN");
             begun = true;
           }
-          return client.query<Row>(text, [...values]);
+          // Prepared like the store's own: the operation's statements are as few shapes, run as often.
+          return client.query<Row>(config(text, values));
         },
       };
       try {
