@@ -66,3 +66,45 @@ describe("the fields of an object schema", () => {
     expect(rows.tries!.description).toBe("Default: 3.");
   });
 });
+
+describe("the fields of an object of several kinds (a discriminated union)", () => {
+  const schema = z.toJSONSchema(
+    z.discriminatedUnion("kind", [
+      z.object({
+        object: z.literal("thing"),
+        kind: z.literal("a").describe("An a."),
+        id: z.string(),
+        point: z.enum(["start", "a_done"]),
+        made: z.object({ order: z.string() }),
+      }),
+      z.object({
+        object: z.literal("thing"),
+        kind: z.literal("b").describe("A b."),
+        id: z.string(),
+        point: z.enum(["start", "b_done"]),
+        refund: z.object({ amount: z.number().int() }).nullable(),
+      }),
+    ]),
+    { io: "output" },
+  ) as JsonSchema;
+
+  it("lists a field both kinds share once, the discriminator once with each value, and each kind's own marked with it", () => {
+    expect(
+      fieldRows(schema).map(({ path, type, variant }) => [path, type, variant ?? null]),
+    ).toEqual([
+      ["object", '"thing"', null],
+      ["kind", '"a" or "b"', null],
+      ["id", "string", null],
+      ["point", '"start" or "a_done"', 'kind is "a"'],
+      ["point", '"start" or "b_done"', 'kind is "b"'],
+      ["made", "object", 'kind is "a"'],
+      ["made.order", "string", 'kind is "a"'],
+      ["refund", "object or null", 'kind is "b"'],
+      ["refund.amount", "integer", 'kind is "b"'],
+    ]);
+    expect(fieldRows(schema).find((row) => row.path === "kind")!.description).toBe(
+      '"a": An a. "b": A b.',
+    );
+    expect(typeInWords(schema)).toBe("object or object");
+  });
+});

@@ -24,6 +24,7 @@ export interface JsonSchema {
   required?: string[];
   items?: JsonSchema;
   anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
   additionalProperties?: JsonSchema | boolean;
 }
 
@@ -33,6 +34,8 @@ export interface FieldRow {
   type: string;
   required: boolean;
   description?: string;
+  /** For an object of several kinds (a oneOf), which kind has this field: `operation is "refund"`. */
+  variant?: string;
 }
 
 // Deeper fields are named by their parent's row, not listed.
@@ -45,7 +48,8 @@ export function schemaName(ref: string): string {
 /** The type of a schema in a few words: `string (uuid)`, `integer, 1 to 99`, `"a" or "b"`, `Order or null`. */
 export function typeInWords(schema: JsonSchema): string {
   if (schema.$ref) return schemaName(schema.$ref);
-  if (schema.anyOf) return schema.anyOf.map(typeInWords).join(" or ");
+  const options = schema.anyOf ?? schema.oneOf;
+  if (options) return options.map(typeInWords).join(" or ");
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(" or ");
   const type = Array.isArray(schema.type) ? schema.type.join(" or ") : (schema.type ?? "any");
@@ -88,6 +92,8 @@ function objectWithin(schema: JsonSchema): { object: JsonSchema; suffix: string 
 
 /** Every field of an object schema, nested fields after their parent. */
 export function fieldRows(schema: JsonSchema, prefix = "", depth = 1): FieldRow[] {
+  const kinds = schema.oneOf?.filter((option) => option.properties) ?? [];
+  if (!schema.properties && kinds.length > 1) return variantRows(kinds, prefix, depth);
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {}).flatMap(([name, field]) => {
     const path = `${prefix}${name}`;
@@ -120,4 +126,56 @@ function describe(field: JsonSchema): string | undefined {
     field.default !== undefined ? `Default: ${JSON.stringify(field.default)}.` : undefined,
   ].filter(Boolean);
   return notes.length > 0 ? notes.join(" ") : undefined;
+}
+
+/**
+ * The fields of an object of several kinds (zod's discriminated union: a
+ * oneOf whose branches pin one field, the discriminator, to a constant of
+ * their own). A field every kind has alike is listed once; the
+ * discriminator once, with each kind's value; any other field once for each
+ * kind that has it, marked with that kind. In the order the fields first
+ * appear.
+ */
+function variantRows(kinds: JsonSchema[], prefix: string, depth: number): FieldRow[] {
+  const names = [...new Set(kinds.flatMap((kind) => Object.keys(kind.properties!)))];
+  const discriminator = names.find((name) => {
+    const values = kinds.map((kind) => kind.properties![name]?.const);
+    return values.every((value) => value !== undefined) && new Set(values).size === kinds.length;
+  });
+  const valueOf = (kind: JsonSchema) => JSON.stringify(kind.properties![discriminator!]!.const);
+  const fieldOf = (kind: JsonSchema, name: string): JsonSchema | undefined =>
+    kind.properties![name] && {
+      properties: { [name]: kind.properties![name]! },
+      required: kind.required?.includes(name) ? [name] : [],
+    };
+  return names.flatMap((name) => {
+    if (name === discriminator) {
+      const descriptions = kinds
+        .map(
+          (kind) =>
+            kind.properties![name]!.description &&
+            `${valueOf(kind)}: ${kind.properties![name]!.description}`,
+        )
+        .filter(Boolean);
+      return [
+        {
+          path: `${prefix}${name}`,
+          type: kinds.map(valueOf).join(" or "),
+          required: true,
+          ...(descriptions.length > 0 && { description: descriptions.join(" ") }),
+        },
+      ];
+    }
+    const fields = kinds.map((kind) => fieldOf(kind, name));
+    const alike = fields.every(
+      (field) => field && JSON.stringify(field) === JSON.stringify(fields[0]),
+    );
+    if (alike) return fieldRows(fields[0]!, prefix, depth);
+    return kinds.flatMap((kind, index) => {
+      const field = fields[index];
+      if (!field) return [];
+      const variant = discriminator ? `${discriminator} is ${valueOf(kind)}` : `kind ${index + 1}`;
+      return fieldRows(field, prefix, depth).map((row) => ({ ...row, variant }));
+    });
+  });
 }
