@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KeyInspection } from "@/lib/ledger/key-inspection";
+import type { CheckoutKeyInspection } from "@/lib/ledger/key-inspection";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
 import {
   baseUrl,
@@ -25,7 +25,7 @@ beforeAll(async () => {
 async function inspect(
   token: string | undefined,
   key: string,
-): Promise<{ status: number; text: string; body: KeyInspection & { type?: string } }> {
+): Promise<{ status: number; text: string; body: CheckoutKeyInspection & { type?: string } }> {
   const response = await fetch(`${baseUrl()}/api/keys/${encodeURIComponent(key)}`, {
     headers: token ? { Authorization: `Bearer ${token}` } : {},
   });
@@ -33,7 +33,7 @@ async function inspect(
   return { status: response.status, text, body: JSON.parse(text) };
 }
 
-const instants = (reached: KeyInspection["reached"]) => [
+const instants = (reached: CheckoutKeyInspection["reached"]) => [
   reached.claimed,
   reached.paymentStarted,
   reached.charged,
@@ -53,6 +53,7 @@ describe("GET /api/keys/{key}", () => {
     expect(body).toMatchObject({
       object: "idempotency_key",
       key,
+      operation: "checkout",
       state: "complete",
       recoveryPoint: "finished",
       lease: null,

@@ -27,7 +27,7 @@ export const keyRequestSchema = z.object({
   answer: z
     .enum(KeyRequestAnswer)
     .describe(
-      "completed: it ran the checkout and its answer is the one stored; lost: the same, but the answer broke off on the way (a demo fault); replay: answered with the stored answer; conflict: 409, another attempt held the key; mismatch: 422, another request under the key; failed: 5xx or 502, it stopped before an answer was stored; rejected: refused for the request itself (its body, the rate limit).",
+      "completed: it ran the operation (the checkout, the refund) and its answer is the one stored; lost: the same, but the answer broke off on the way (a demo fault); replay: answered with the stored answer; conflict: 409, another attempt held the key; mismatch: 422, another request under the key; failed: 5xx or 502, it stopped before an answer was stored; rejected: refused for the request itself (its body, the rate limit).",
     ),
 });
 export type KeyRequestView = z.infer<typeof keyRequestSchema>;
@@ -44,7 +44,7 @@ export const keyRequestsSchema = z
     data: z.array(keyRequestSchema),
   })
   .describe(
-    "Every request that presented the key to the checkout, in the order they arrived, once its answer was known.",
+    "Every request that presented the key, in the order they arrived, once its answer was known.",
   );
 export type KeyRequestsView = z.infer<typeof keyRequestsSchema>;
 

@@ -88,6 +88,7 @@ const orderList: ResponseBody<"OrderList"> = { object: "list", data: [order], ha
 const keyInspection: ResponseBody<"IdempotencyKey"> = {
   object: "idempotency_key",
   key: KEY,
+  operation: "checkout",
   state: "complete",
   recoveryPoint: "finished",
   reached: {

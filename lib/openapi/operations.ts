@@ -269,7 +269,7 @@ export const PATHS: Record<string, PathSpec> = {
       tag: "Keys",
       summary: "One of this account's Idempotency-Keys, inspected",
       description:
-        "The key's row (state, recovery point, lease, expiry), what it produced, and what the payment provider holds under it.",
+        "The key's row (state, recovery point, lease, expiry), what it produced, and what the payment provider holds under it. A checkout's key (`operation: checkout`) made an order, and the provider holds PaymentIntents under it; a refund's key (`operation: refund`) made a refund row, and the provider holds the refunded order's refunds made under it. Each operation has its own recovery points.",
       authenticated: true,
       pathParameter: {
         name: "key",
