@@ -10,9 +10,10 @@ import {
   postRefund,
   type ApiAccount,
 } from "@/lib/testing/api-client";
-import { closeTestDb, expireLease, keyRow, refundsOfOrder } from "@/lib/testing/database";
+import { closeTestDb, expireLease, keyRow, refundsOfOrder, testDb } from "@/lib/testing/database";
 import { appSimulator } from "@/lib/testing/payment-simulator";
 import { itOnServer } from "@/lib/testing/postgres-server-only";
+import { shopEngineOn } from "@/lib/testing/shop-engine";
 
 /**
  * The HTTP contract of POST /api/orders/{id}/refunds, against the built app
@@ -239,6 +240,47 @@ describe("a refund", () => {
       refunds: [{ status: "succeeded", amount: 300 }],
       refundedAmount: 300,
     });
+  });
+});
+
+describe("a refund nobody retries", () => {
+  it("is finished by the recovery worker from the request its key keeps: one refund, recorded", async () => {
+    const order = await paidOrder();
+    const key = randomUUID();
+    const failed = await postRefund({
+      token: account.token,
+      orderId: order.id,
+      key,
+      body: { amount: 400 },
+      headers: { "OncePay-Fault": "after-charge" },
+    });
+    expect(failed.response.status).toBe(500);
+    await expireLease(account.id, key);
+
+    // Another instance of the app, in effect, running its recovery worker.
+    const report = await shopEngineOn(testDb(), provider()).recover({
+      batchSize: 1000,
+      concurrency: 4,
+    });
+
+    expect(report.completed).toBeGreaterThanOrEqual(1);
+    expect(await keyRow(account.id, key)).toMatchObject({
+      state: "complete",
+      response_status: 201,
+    });
+    expect(await refundedAtProvider(order)).toEqual([400]);
+    expect(await refundsOfOrder(order.id)).toMatchObject({
+      refunds: [{ status: "succeeded", amount: 400 }],
+      refundedAmount: 400,
+    });
+    const replay = await postRefund({
+      token: account.token,
+      orderId: order.id,
+      key,
+      body: { amount: 400 },
+    });
+    expect(replay.response.status).toBe(201);
+    expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
   });
 });
 
