@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { LedgerPurchase } from "@/lib/ledger/ledger-page";
+import { isRefundDamage } from "@/lib/ledger/refund-check";
 import { AlertIcon, CheckIcon } from "@/components/ui/icons";
 import { PurchaseCard } from "./PurchaseCard";
 
@@ -14,7 +15,8 @@ interface OrdersLedgerProps {
  * The ledger: this browser's orders, newest first, grouped by purchase, each
  * order with the Idempotency-Key it was made under and each purchase with
  * the payment provider's own count of its charges. A checkout purchase must
- * show 1; anything else is said loudly.
+ * show 1; anything else is said loudly. So are refunds the provider and our
+ * records disagree on.
  */
 export function OrdersLedger({ purchases, hasMore, limit, first }: OrdersLedgerProps) {
   const wrong = purchases.filter(
@@ -23,8 +25,26 @@ export function OrdersLedger({ purchases, hasMore, limit, first }: OrdersLedgerP
   );
   const wrongCheckout = wrong.filter((purchase) => purchase.checkout);
   const last = purchases.at(-1)?.rows.at(-1);
+  const refundDamage = purchases
+    .flatMap((purchase) => purchase.rows)
+    .filter((row) => row.refunds && isRefundDamage(row.refunds.verdict)).length;
   return (
     <>
+      {refundDamage > 0 && (
+        <p
+          role="alert"
+          className="mt-6 flex gap-2 rounded-2xl bg-berry px-4 py-3 text-sm font-medium text-white"
+          data-testid="ledger-refund-summary"
+          data-wrong={refundDamage}
+        >
+          <AlertIcon width={20} height={20} className="mt-px shrink-0" />
+          {refundDamage === 1
+            ? "1 order's refunds disagree"
+            : `${refundDamage} orders' refunds disagree`}{" "}
+          with the payment provider&apos;s records, or exceed what was charged: see{" "}
+          {refundDamage === 1 ? "it" : "them"} below, marked in red.
+        </p>
+      )}
       <Summary purchases={purchases} wrong={wrong.length} wrongCheckout={wrongCheckout.length} />
       {purchases.length === 0 ? (
         <p className="mt-6 rounded-2xl border border-sand bg-white p-6 text-mocha">

@@ -5,6 +5,7 @@ import { LAB_STRATEGY_INFO, labStrategyOfSource } from "@/lib/lab/strategies";
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon, CheckIcon, KeyIcon } from "@/components/ui/icons";
 import { formatInstant, keyPagePath } from "./format";
+import { OrderRefunds } from "./OrderRefunds";
 
 /**
  * One purchase (one cart paid for) in the ledger: its orders, and what the
@@ -67,7 +68,7 @@ export function PurchaseCard({ purchase }: { purchase: LedgerPurchase }) {
 }
 
 function OrderRow({ row }: { row: LedgerRow }) {
-  const { order, storm } = row;
+  const { order, storm, refunds } = row;
   const lab = labStrategyOfSource(order.source);
   return (
     <li
@@ -128,6 +129,9 @@ function OrderRow({ row }: { row: LedgerRow }) {
           </Link>
         )}
       </p>
+      {refunds && (
+        <OrderRefunds orderId={order.id} check={refunds} refundable={order.source === "checkout"} />
+      )}
     </li>
   );
 }

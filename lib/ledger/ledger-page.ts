@@ -1,10 +1,12 @@
 import type { Database } from "@/lib/db/client";
 import type { ListParams } from "@/lib/http/list-params";
 import type { LabStrategy } from "@/lib/lab/strategies";
+import { checkOrderRefunds } from "@/lib/ledger/order-refunds";
 import { ordersPage } from "@/lib/ledger/orders";
 import { countPurchases } from "@/lib/ledger/purchase-count";
 import { groupByPurchase, type PurchaseCharges, type PurchaseVerdict } from "@/lib/ledger/purchase";
 import type { ProviderReads } from "@/lib/ledger/provider-reads";
+import type { OrderRefundCheck } from "@/lib/ledger/refund-check";
 import { orderView, type OrderView } from "@/lib/orders/order-view";
 
 /**
@@ -12,7 +14,8 @@ import { orderView, type OrderView } from "@/lib/orders/order-view";
  * cart they were paid for, lib/ledger/purchase.ts), each purchase with the
  * payment provider's own count of its charges. A purchase of the checkout
  * must come to 1, and the page says so loudly when it does not; the lab's
- * broken strategies are there to show when it does not.
+ * broken strategies are there to show when it does not. Each paid order
+ * comes with its refunds, ours against the provider's (refund-check.ts).
  */
 export interface LedgerPurchase {
   cartId: string;
@@ -30,6 +33,8 @@ export interface LedgerRow {
   order: OrderView;
   /** The lab storm that wrote it, for orders of the lab's broken strategies. */
   storm: { id: string; strategy: LabStrategy; size: number } | null;
+  /** Its refunds, ours and the provider's; null for an order without a successful payment. */
+  refunds: OrderRefundCheck | null;
 }
 
 export type LedgerPage =
@@ -51,6 +56,8 @@ export async function ledgerPage(
     accountId,
     groups.map((group) => group.cartId),
   );
+  // After the charges: those lookups come first when the account's provider reads run short.
+  const refunds = await checkOrderRefunds(db, reads, page.orders);
   const purchases = groups.map(({ cartId, rows }): LedgerPurchase => {
     const purchase = counted.get(cartId)!;
     return {
@@ -63,6 +70,7 @@ export async function ledgerPage(
             storm && order.source !== "checkout"
               ? { id: storm.id, strategy: storm.strategy, size: storm.size }
               : null,
+          refunds: refunds.get(order.id) ?? null,
         };
       }),
       orders: purchase.summary.orders,
