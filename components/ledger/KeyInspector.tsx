@@ -1,3 +1,4 @@
+import { Fragment } from "react";
 import type { KeyInspection } from "@/lib/ledger/key-inspection";
 import { CheckIcon } from "@/components/ui/icons";
 import { CheckoutMade, CheckoutProvider, checkoutSteps } from "./KeyCheckout";
@@ -47,15 +48,15 @@ export function KeyInspector({ inspection }: { inspection: KeyInspection }) {
           <Steps steps={steps} />
         </KeySection>
         <KeySection title="The requests that presented it">
-          <KeyRequests requests={inspection.requests} />
+          <KeyRequests requests={inspection.requests} operation={inspection.operation} />
         </KeySection>
       </div>
 
       <KeySection title="Stored with the key">
         <dl className="grid grid-cols-1 gap-x-4 gap-y-2 text-sm sm:grid-cols-[10rem_minmax(0,1fr)]">
           <Field label="Request">
-            <code className="break-all font-mono" data-testid="key-request">
-              {inspection.request.method} {inspection.request.path}
+            <code className="break-words font-mono" data-testid="key-stored-request">
+              {inspection.request.method} <PathWithBreaks path={inspection.request.path} />
             </code>
           </Field>
           <Field label="Fingerprint">
@@ -132,6 +133,20 @@ function Steps({ steps }: { steps: KeyStep[] }) {
       })}
     </ol>
   );
+}
+
+/** A path that may wrap after any of its slashes, rather than inside a word, on a narrow screen. */
+function PathWithBreaks({ path }: { path: string }) {
+  return path.split("/").map((segment, index) => (
+    <Fragment key={index}>
+      {index > 0 && (
+        <>
+          /<wbr />
+        </>
+      )}
+      {segment}
+    </Fragment>
+  ));
 }
 
 function Field({ label, children }: { label: string; children: React.ReactNode }) {

@@ -3,7 +3,14 @@ import { answerInWords, attemptName } from "@/lib/pages/key-requests";
 import { formatTime } from "./format";
 
 /** The requests that presented the key, in the order they arrived, as the server answered each. */
-export function KeyRequests({ requests }: { requests: KeyRequestsView }) {
+export function KeyRequests({
+  requests,
+  operation,
+}: {
+  requests: KeyRequestsView;
+  /** The key's operation, whose words the answers are told in. */
+  operation: "checkout" | "refund";
+}) {
   const { data, notKept } = requests;
   if (data.length === 0) {
     return (
@@ -41,7 +48,7 @@ export function KeyRequests({ requests }: { requests: KeyRequestsView }) {
                 {formatTime(request.receivedAt)}
               </time>
             </p>
-            <p className="text-mocha">{capitalised(answerInWords(request))}.</p>
+            <p className="text-mocha">{capitalised(answerInWords(request, operation))}.</p>
             <p className="text-xs text-mocha">
               Request id <code className="break-all font-mono">{request.requestId}</code>
             </p>

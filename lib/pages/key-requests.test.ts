@@ -38,4 +38,19 @@ describe("the key page's words for a key's requests", () => {
     expect(answerInWords({ answer: "mismatch", status: 422 })).toMatch(/different cart.*\(422\)/);
     expect(answerInWords({ answer: "completed", status: 402 })).toMatch(/declined/);
   });
+
+  it("tells a refund's key's answers in a refund's words, not a payment's", () => {
+    const refund = (
+      answer: (typeof KeyRequestAnswer)[keyof typeof KeyRequestAnswer],
+      status: number,
+    ) => answerInWords({ answer, status }, "refund");
+    expect(refund("completed", 201)).toBe(
+      "refunded: the refund was made and this answer stored with the key",
+    );
+    expect(refund("completed", 422)).toBe("answered 422, and that answer was stored with the key");
+    expect(refund("conflict", 409)).toMatch(/still refunding.*\(409\)/);
+    expect(refund("mismatch", 422)).toMatch(/different refund.*\(422\)/);
+    for (const answer of Object.values(KeyRequestAnswer))
+      expect(refund(answer, 201)).not.toMatch(/\bpaid|paying|cart|order was made/);
+  });
 });

@@ -20,24 +20,36 @@ export function attemptName(attempt: number): string {
   return `Your browser's ${ordinal(attempt)} attempt`;
 }
 
+/** What a key's operation did, in the words of its answers. */
+const DOING = {
+  checkout: { did: "paid", doing: "paying", made: "the order was made", other: "a different cart" },
+  refund: {
+    did: "refunded",
+    doing: "refunding",
+    made: "the refund was made",
+    other: "a different refund",
+  },
+} as const;
+
 /** What the server answered, in a sentence that starts after "answered" or stands alone. */
-export function answerInWords({
-  answer,
-  status,
-}: Pick<KeyRequestView, "answer" | "status">): string {
+export function answerInWords(
+  { answer, status }: Pick<KeyRequestView, "answer" | "status">,
+  operation: keyof typeof DOING = "checkout",
+): string {
+  const { did, doing, made, other } = DOING[operation];
   switch (answer) {
     case "completed":
-      if (status === 201) return "paid: the order was made and this answer stored with the key";
+      if (status === 201) return `${did}: ${made} and this answer stored with the key`;
       if (status === 402) return "the card was declined; that answer was stored with the key";
       return `answered ${status}, and that answer was stored with the key`;
     case "lost":
-      return "paid and answered, but the answer was lost on the way (the lost-response demo)";
+      return `${did} and answered, but the answer was lost on the way (the lost-response demo)`;
     case "replay":
       return `answered with the stored answer, nothing done again (replay of the ${status})`;
     case "conflict":
-      return "told to wait: an earlier attempt was still paying, so nothing was done (409)";
+      return `told to wait: an earlier attempt was still ${doing}, so nothing was done (409)`;
     case "mismatch":
-      return "refused: this key was already used for a different cart (422)";
+      return `refused: this key was already used for ${other} (422)`;
     case "failed":
       return `failed before an answer was stored (${status}); a retry with the same key finishes it`;
     case "rejected":
