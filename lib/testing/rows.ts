@@ -38,6 +38,15 @@ export interface OrderRefunds {
   refundedAmount: number;
 }
 
+/** A refund at the payment simulator, read where it lives. */
+export interface ProviderRefundRow {
+  id: string;
+  amount: number;
+  status: string;
+  /** The idempotency key the provider was asked under (its metadata's oncepay_provider_key). */
+  provider_key: string | null;
+}
+
 export interface KeyRequestRow {
   nth: number;
   request_id: string;
@@ -56,6 +65,8 @@ export interface Rows {
   keyRow(accountId: string, key: string): Promise<KeyRow | undefined>;
   /** An order's refund rows, oldest first, and what its payment holds as refunded. */
   refundsOfOrder(orderId: string): Promise<OrderRefunds>;
+  /** The refunds the payment simulator holds for an order's PaymentIntent, oldest first. */
+  providerRefundsOfOrder(orderId: string): Promise<ProviderRefundRow[]>;
   /** Keys still in flight although their lease ran out: what a crash must never leave behind. */
   stuckKeys(accountId: string): Promise<number>;
   /**
@@ -176,6 +187,15 @@ export function rowsIn(db: Queryable): Rows {
         [orderId],
       );
       return { refunds, refundedAmount: rows[0]?.refunded_amount ?? 0 };
+    },
+    async providerRefundsOfOrder(orderId) {
+      const { rows } = await db.query<ProviderRefundRow>(
+        `SELECT r.id, r.amount::int AS amount, r.status, r.metadata->>'oncepay_provider_key' AS provider_key
+           FROM payments p JOIN payment_simulator.refunds r ON r.payment_intent = p.provider_payment_id
+          WHERE p.order_id = $1::uuid ORDER BY r.seq`,
+        [orderId],
+      );
+      return rows;
     },
     async tableCounts(accountId) {
       const { rows } = await db.query<Record<CountedTable, number>>(

@@ -24,6 +24,8 @@ export const {
   idempotencyKeysOf,
   demoFaultsOf,
   keyRow,
+  refundsOfOrder,
+  providerRefundsOfOrder,
   keyRequestsOf,
   providerIntents,
   ordersForCart,
