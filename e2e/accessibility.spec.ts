@@ -1,6 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { accountIdOf, closeDatabase, ordersOf } from "@/lib/testing/e2e/database";
+import { expectNoViolations } from "./axe";
 import { chooseStormSize } from "./lab-page";
 
 /**
@@ -11,30 +11,6 @@ import { chooseStormSize } from "./lab-page";
  * contents open), and the 404 page.
  */
 test.afterAll(closeDatabase);
-
-const WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"];
-
-/** One line per offending node, so a failure says what to fix without opening the report. */
-function describeViolations(results: Awaited<ReturnType<AxeBuilder["analyze"]>>): string {
-  return results.violations
-    .flatMap((violation) =>
-      violation.nodes.map(
-        (node) =>
-          `${violation.id} (${violation.impact}): ${violation.help}\n  at ${node.target.join(" ")}\n  ${node.failureSummary?.replaceAll("\n", "\n  ")}`,
-      ),
-    )
-    .join("\n");
-}
-
-async function expectNoViolations(page: Page, what: string) {
-  const results = await new AxeBuilder({ page }).withTags(WCAG_22_AA).analyze();
-  expect
-    .soft(
-      results.violations.map((violation) => violation.id),
-      `axe on ${what}:\n${describeViolations(results)}`,
-    )
-    .toEqual([]);
-}
 
 /** Full-page, from the top: the cart column is sticky, and drawn where it sticks at the moment. */
 async function screenshot(page: Page, path: string) {
