@@ -11,6 +11,7 @@ import {
   refundsOfOrder,
 } from "@/lib/testing/e2e/database";
 import { e2eSimulatorPort } from "@/lib/testing/e2e/paths";
+import { expectNoViolations } from "./axe";
 
 /**
  * Refunds as a shopper makes and checks them on the orders page: the
@@ -72,14 +73,18 @@ function recordRefundRequests(page: Page): string[] {
   return keys;
 }
 
-/** Screenshots at the laptop's and the phone's width, full page, into the test's output. */
-async function screenshots(page: Page, testInfo: TestInfo, name: string, focus?: Locator) {
+/**
+ * The page at the laptop's and the phone's width: checked by axe against
+ * WCAG 2.2 AA, and a full-page screenshot into the test's output.
+ */
+async function lookAt(page: Page, testInfo: TestInfo, name: string, focus?: Locator) {
   for (const [device, width, height] of [
     ["laptop", 1280, 800],
     ["phone", 390, 844],
   ] as const) {
     await page.setViewportSize({ width, height });
     await focus?.scrollIntoViewIfNeeded();
+    await expectNoViolations(page, `${name} at ${width} px`);
     await page.screenshot({ path: testInfo.outputPath(`${name}-${device}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -95,7 +100,7 @@ test("refund: a double-click on Refund refunds the order once, under one key", a
   const row = orderRow(page, orderId);
   const button = row.getByTestId("refund-button");
   await expect(button).toHaveText(/^Refund \$\d+\.\d\d$/);
-  await screenshots(page, testInfo, "orders-refund-none", row);
+  await lookAt(page, testInfo, "orders-refund-none", row);
 
   await button.dblclick();
 
@@ -151,6 +156,7 @@ test("refund: part of an order, then the rest; the amount checked in the browser
     `Only $${(order.amount / 100).toFixed(2)} is left to refund`,
   );
   expect(sent).toHaveLength(0);
+  await lookAt(page, testInfo, "orders-refund-invalid", row);
 
   await amount.fill("12.50");
   await expect(row.getByTestId("refund-button")).toHaveText("Refund $12.50");
@@ -166,7 +172,7 @@ test("refund: part of an order, then the rest; the amount checked in the browser
   await expect(row.getByTestId("refund-check")).toContainText(
     "The provider holds the same 1 refund",
   );
-  await screenshots(page, testInfo, "orders-refund-partial", row);
+  await lookAt(page, testInfo, "orders-refund-partial", row);
 
   // A second tab with the page as it is now: it will not know of the refund of the rest.
   const stale = await context.newPage();
@@ -210,7 +216,7 @@ test("refund: part of an order, then the rest; the amount checked in the browser
   // Two presses on this page, each under its own key: a press after an answer is a new refund.
   expect(sent).toHaveLength(2);
   expect(new Set(sent).size).toBe(2);
-  await screenshots(page, testInfo, "orders-refund-full", row);
+  await lookAt(page, testInfo, "orders-refund-full", row);
 });
 
 test("ledger: a refund the provider holds that we never recorded is said loudly, beside the order", async ({
@@ -261,7 +267,7 @@ test("ledger: a refund the provider holds that we never recorded is said loudly,
   );
   // Our own refund is not among the disputed ones.
   await expect(unrecorded).not.toContainText(ourRefund!);
-  await screenshots(page, testInfo, "orders-refund-disagreement", row);
+  await lookAt(page, testInfo, "orders-refund-disagreement", row);
 });
 
 test("key page: a refund's key, from the orders page, shows the refund's whole life and the provider's refund", async ({
@@ -306,5 +312,5 @@ test("key page: a refund's key, from the orders page, shows the refund's whole l
   await expect(page.getByTestId("key-refund")).toHaveAttribute("data-status", "succeeded");
   await expect(page.getByTestId("key-refund-provider-id")).toHaveText(refund!.provider_refund_id!);
   await expect(page.getByTestId("key-refund")).toContainText("$7.25");
-  await screenshots(page, testInfo, "key-refund");
+  await lookAt(page, testInfo, "key-refund");
 });

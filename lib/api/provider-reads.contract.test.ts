@@ -147,6 +147,34 @@ describe("provider reads per account", () => {
   });
 });
 
+describe("the ledger page's refund checks", () => {
+  it("lists each paid order's refunds at the provider after counting its charges, and checks none when the window has no room left for them", async () => {
+    const session = await browserSession(app.baseUrl);
+    const paid = await checkout(
+      { Cookie: session.cookie, "Sec-Fetch-Site": "same-origin" },
+      randomUUID(),
+    );
+    expect(paid.status).toBe(201);
+    const from = recorder.requests().length;
+    const refundListsSince = () => askedSince(from, "GET", "/v1/refunds");
+    const page = () => fetch(`${app.baseUrl}/orders`, { headers: { Cookie: session.cookie } });
+
+    // One search for the charge, then one list of the order's refunds: two of the three reads.
+    const checked = await page();
+    expect(checked.status).toBe(200);
+    const html = await checked.text();
+    expect(html).toContain('data-charges="1"');
+    expect(html).toContain('data-verdict="none"');
+    expect([searchesSince(from), refundListsSince()]).toEqual([1, 1]);
+
+    // The last read goes to the charge count; the refunds are left unchecked, and not asked for.
+    const limited = await (await page()).text();
+    expect(limited).toContain('data-charges="1"');
+    expect(limited).toContain('data-verdict="unchecked"');
+    expect([searchesSince(from), refundListsSince()]).toEqual([2, 1]);
+  });
+});
+
 describe("the lab's endpoints per account", () => {
   it(`serves ${LAB_REQUESTS} requests a window, then answers 429 with Retry-After, a strategy's checkout included, which charges nothing`, async () => {
     const account = await createAccount(app.baseUrl);
