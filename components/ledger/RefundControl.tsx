@@ -165,7 +165,9 @@ export function RefundControl({ orderId, charged, reserved, currency }: RefundCo
               <label htmlFor={`${ids}-amount`} className="block text-xs font-medium text-mocha">
                 Amount to refund ({currency.toUpperCase()})
               </label>
-              <div className="mt-1 flex items-center rounded-lg border border-sand bg-white focus-within:border-clay">
+              <div
+                className={`mt-1 flex items-center rounded-lg border bg-white ${invalid ? "border-berry" : "border-sand focus-within:border-clay"}`}
+              >
                 <span aria-hidden="true" className="pl-2.5 text-sm text-mocha">
                   {currencySign(currency)}
                 </span>
