@@ -1,10 +1,8 @@
 "use client";
 
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import {
   useCallback,
-  useEffect,
   useId,
   useLayoutEffect,
   useRef,
@@ -15,12 +13,9 @@ import {
 } from "react";
 import { createPressGuard } from "@/lib/client/press-guard";
 import { amountFieldText, readRefundAmount } from "@/lib/client/refund-amount";
-import type { RefundPhase } from "@/lib/client/refund-runner";
-import { describeFailure } from "@/components/shop/attempt-labels";
-import { focusOutcome } from "@/components/ui/focus";
-import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
+import { Spinner } from "@/components/ui/icons";
 import { formatMoney } from "@/components/ui/money";
-import { keyPagePath } from "./format";
+import { RefundOutcome } from "./RefundOutcome";
 import { useRefund } from "./useRefund";
 
 interface RefundControlProps {
@@ -30,30 +25,6 @@ interface RefundControlProps {
   /** What refunds hold of it, pending or made (payments.refundedAmount), as the page was rendered. */
   reserved: number;
   currency: string;
-}
-
-/** The words the status line says; the e2e tests read its data-phase instead. */
-function statusText(phase: RefundPhase, money: (minorUnits: number) => string): string {
-  switch (phase.kind) {
-    case "idle":
-      return "";
-    case "sending":
-      if (phase.attempt > 1)
-        return `Retrying the refund (${phase.attempt} of ${phase.maxAttempts})…`;
-      return phase.resumed
-        ? "Resuming the refund interrupted by the reload, with the same key…"
-        : "Refunding…";
-    case "waiting":
-      return `Retrying (${phase.nextAttempt} of ${phase.maxAttempts}) in ${(phase.inMs / 1000).toFixed(1)} s: ${describeFailure(phase.after)}.`;
-    case "refunded":
-      return phase.replayed
-        ? `Refunded ${money(phase.refund.amount)} (the stored answer of this key: refunded once).`
-        : `Refunded ${money(phase.refund.amount)}.`;
-    case "refused":
-      return `Not refunded: ${phase.detail}`;
-    case "unconfirmed":
-      return `Refund not confirmed: ${phase.detail}`;
-  }
 }
 
 /** The sign the page writes before an amount in `currency` ("$"). */
@@ -79,14 +50,11 @@ export function RefundControl({ orderId, charged, reserved, currency }: RefundCo
   const [amountText, setAmountText] = useState("");
   const [invalid, setInvalid] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
-  const alertRef = useRef<HTMLDivElement>(null);
-  const statusRef = useRef<HTMLParagraphElement>(null);
   const ids = useId();
   const money = (minorUnits: number) => formatMoney(minorUnits, currency);
 
   const left = charged - reserved;
   const busy = phase.kind === "sending" || phase.kind === "waiting";
-  const settledBadly = phase.kind === "refused" || phase.kind === "unconfirmed";
   const reading = partial ? readRefundAmount(amountText, left, money) : null;
   // What a press would refund, when the field says it: all that is left unless an amount is typed.
   const asked = !reading ? left : reading.ok ? (reading.amount ?? left) : null;
@@ -100,17 +68,8 @@ export function RefundControl({ orderId, charged, reserved, currency }: RefundCo
     guard.changed();
   }, [phase.kind, refreshing, guard]);
 
-  // What went wrong takes the focus, so keyboard and screen reader users land on it.
-  useEffect(() => {
-    if (settledBadly && alertRef.current) focusOutcome(alertRef.current);
-  }, [settledBadly]);
-
-  // Refunded in full, the button is gone: its focus goes to what replaced it.
+  // Refunded in full: the form goes, and the outcome takes its focus.
   const gone = left <= 0;
-  useEffect(() => {
-    if (gone && statusRef.current && document.activeElement === document.body)
-      statusRef.current.focus({ preventScroll: true });
-  }, [gone]);
 
   // An earlier press whose outcome is unknown: its amount is offered again,
   // so that a press resends its key (adjusted while rendering, as React
@@ -155,7 +114,6 @@ export function RefundControl({ orderId, charged, reserved, currency }: RefundCo
     refund(typed?.ok ? typed.amount : null);
   }
 
-  const text = statusText(phase, money);
   return (
     <div onClickCapture={ignoreSecondClick} data-testid="refund-control" data-order-id={orderId}>
       {!gone && (
@@ -230,67 +188,7 @@ export function RefundControl({ orderId, charged, reserved, currency }: RefundCo
         </form>
       )}
 
-      {/* Always mounted, so that assistive technology hears every change. */}
-      <p
-        ref={statusRef}
-        tabIndex={-1}
-        role="status"
-        aria-live="polite"
-        aria-atomic="true"
-        data-testid="refund-status"
-        data-phase={phase.kind}
-        className={
-          text === "" || settledBadly
-            ? "sr-only"
-            : `mt-2 flex items-start gap-2 rounded-xl px-3 py-2 text-sm font-medium ${phase.kind === "refunded" ? "bg-sage-soft text-sage" : phase.kind === "waiting" ? "bg-clay-soft text-espresso" : "bg-oat text-espresso"}`
-        }
-      >
-        {phase.kind === "sending" && <Spinner width={16} height={16} className="mt-0.5 shrink-0" />}
-        {phase.kind === "waiting" && (
-          <RepeatIcon width={16} height={16} className="mt-0.5 shrink-0 text-clay" />
-        )}
-        {phase.kind === "refunded" && (
-          <CheckIcon width={16} height={16} className="mt-0.5 shrink-0" />
-        )}
-        <span>
-          {/* What went wrong is said once, by the alert below. */}
-          {!settledBadly && text}
-          {phase.kind === "refunded" && key && (
-            <>
-              {" "}
-              <Link
-                href={keyPagePath(key)}
-                className="font-semibold underline underline-offset-2"
-                data-testid="refund-key"
-              >
-                See its key
-              </Link>
-            </>
-          )}
-        </span>
-      </p>
-
-      {settledBadly && (
-        <div
-          ref={alertRef}
-          role="alert"
-          tabIndex={-1}
-          className="mt-2 flex items-start gap-2 rounded-xl bg-berry-soft px-3 py-2 text-sm text-espresso"
-          data-testid="refund-alert"
-        >
-          <AlertIcon width={16} height={16} className="mt-0.5 shrink-0 text-berry" />
-          <span>
-            <span className="font-semibold text-berry">{text}</span>
-            {phase.kind === "unconfirmed" && (
-              <>
-                {" "}
-                Pressing Refund again resends the same Idempotency-Key: if the refund went through,
-                you get its answer, not a second refund.
-              </>
-            )}
-          </span>
-        </div>
-      )}
+      <RefundOutcome phase={phase} refundKey={key} money={money} gone={gone} />
     </div>
   );
 }
