@@ -83,11 +83,13 @@ const serverEnvSchema = z.object({
   CHECKOUT_RATE_LIMIT: z.coerce.number().int().min(0).default(6000),
   // New API accounts (POST /api/accounts) per client address.
   ACCOUNT_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
-  // Lookups at the payment provider (a search, a list of charges) that one
-  // account's reads may make: the lab's storm reports and list, the key
-  // inspector, the ledger page. The provider is the shop's, shared with
-  // every checkout, and past its own rate limit it refuses checkouts too.
-  // The ledger's largest page (100 lookups) three times a window fits.
+  // Lookups at the payment provider (a search, a list of charges or of
+  // refunds) that one account's reads may make: the lab's storm reports and
+  // list, the key inspector, the ledger page. The provider is the shop's,
+  // shared with every checkout, and past its own rate limit it refuses
+  // checkouts too. The ledger's largest page (100 orders: a lookup for their
+  // charges and one for each paid order's refunds, 200 at most) fits in a
+  // window; the default page (20 orders, 40 lookups) seven times.
   PROVIDER_READ_RATE_LIMIT: z.coerce.number().int().min(0).default(300),
   // Requests to the strategy lab's endpoints per account (starting a storm,
   // its reports, the lab's own strategies, each of which charges the
