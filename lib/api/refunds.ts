@@ -3,6 +3,7 @@ import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from "@oncepay/idempotency
 import { readKeyedCall } from "@oncepay/idempotency/fetch";
 import { recordPresentedKey } from "@/lib/api/presented-key";
 import { requestedFault, injectFault } from "@/lib/faults";
+import { parseWith } from "@/lib/http/field-errors";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import { isUuid } from "@/lib/http/uuid";
 import { keyRequestAnswerOf, type KeyRequestAnswerOf } from "@/lib/idempotency/key-requests";
@@ -57,22 +58,12 @@ async function refund(
   if (!read.ok) return read.problem;
   addToContext({ idempotencyKey: read.call.key });
   if (!isUuid(orderId)) return undefined;
-  const body = refundBodySchema.safeParse(read.call.body);
-  if (!body.success) {
-    const errors = body.error.issues.map((issue) => ({
-      path: issue.path.join("."),
-      message: issue.message,
-    }));
-    return {
-      kind: "invalid-body",
-      detail: errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; "),
-      errors,
-    };
-  }
+  const body = parseWith(refundBodySchema, read.call.body);
+  if (!body.ok) return { kind: "invalid-body", detail: body.detail, errors: body.errors };
   const fault = requestedFault(request);
   // The order is the path's: it joins the body in the request the key stands for.
   const outcome = await getServices().engine.refund(
-    { ...read.call, body: { orderId, ...body.data } },
+    { ...read.call, body: { orderId, ...body.value } },
     { fault },
   );
   if (outcome.kind === "completed") injectFault(fault, "after-commit");

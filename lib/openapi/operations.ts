@@ -66,6 +66,12 @@ const KEYED_ANSWERS: Responses = {
   },
 };
 
+/** The 400 of an operation that requires an Idempotency-Key (the body's own 400s are every operation's). */
+const KEY_HEADER_PROBLEMS: ResponseSpec = {
+  description: "Idempotency-Key missing, malformed or sent more than once.",
+  problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-repeated"],
+};
+
 const PAYMENT_ANSWERS: Responses = {
   402: {
     description:
@@ -145,14 +151,7 @@ export const PATHS: Record<string, PathSpec> = {
           required: ["Location"],
           optional: ["Idempotent-Replayed"],
         },
-        400: {
-          description: "Idempotency-Key missing, malformed or sent more than once.",
-          problems: [
-            "idempotency-key-missing",
-            "idempotency-key-invalid",
-            "idempotency-key-repeated",
-          ],
-        },
+        400: KEY_HEADER_PROBLEMS,
         ...KEYED_ANSWERS,
         ...PAYMENT_ANSWERS,
       },
@@ -205,14 +204,7 @@ export const PATHS: Record<string, PathSpec> = {
           body: "Refund",
           optional: ["Idempotent-Replayed"],
         },
-        400: {
-          description: "Idempotency-Key missing, malformed or sent more than once.",
-          problems: [
-            "idempotency-key-missing",
-            "idempotency-key-invalid",
-            "idempotency-key-repeated",
-          ],
-        },
+        400: KEY_HEADER_PROBLEMS,
         404: {
           description:
             "No paid order of this account's by that id (another account's order looks the same). Nothing was refunded.",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FieldError } from "@oncepay/idempotency";
+import { parseWith } from "@/lib/http/field-errors";
 import { CATALOG, findProduct, productSchema, type Product } from "@/lib/orders/catalog";
 import {
   DEFAULT_PAYMENT_METHOD,
@@ -79,22 +80,11 @@ export type CheckoutParseResult =
   | { ok: false; detail: string; errors: FieldError[] };
 
 export function parseCheckoutRequest(json: unknown): CheckoutParseResult {
-  const parsed = checkoutRequestSchema.safeParse(json);
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({
-      path: issue.path.join("."),
-      message: issue.message,
-    }));
-    return {
-      ok: false,
-      detail: errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; "),
-      errors,
-    };
-  }
+  const read = parseWith(checkoutRequestSchema, json);
+  if (!read.ok) return read;
+  const sent = read.value;
 
-  const unknown = parsed.data.items
-    .filter((item) => !findProduct(item.sku))
-    .map((item) => item.sku);
+  const unknown = sent.items.filter((item) => !findProduct(item.sku)).map((item) => item.sku);
   if (unknown.length > 0) {
     return {
       ok: false,
@@ -103,7 +93,7 @@ export function parseCheckoutRequest(json: unknown): CheckoutParseResult {
     };
   }
 
-  const lines = mergeLines(parsed.data.items);
+  const lines = mergeLines(sent.items);
   // The cap holds per product: lines of one product merge into one line.
   const overCap = lines.filter((line) => line.quantity > MAX_QUANTITY);
   if (overCap.length > 0) {
@@ -116,13 +106,13 @@ export function parseCheckoutRequest(json: unknown): CheckoutParseResult {
   return {
     ok: true,
     body: {
-      cartId: parsed.data.cartId,
+      cartId: sent.cartId,
       lines,
       currency: CATALOG[0]!.currency,
       total: lines.reduce((sum, line) => sum + line.amount, 0),
-      paymentMethod: parsed.data.paymentMethod,
+      paymentMethod: sent.paymentMethod,
     },
-    request: parsed.data,
+    request: sent,
   };
 }
 

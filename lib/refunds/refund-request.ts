@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { FieldError } from "@oncepay/idempotency";
+import type { ParseResult } from "@oncepay/idempotency";
+import { parseWith } from "@/lib/http/field-errors";
 
 /**
  * The largest refund one request may ask for, in minor units: far above any
@@ -35,19 +36,8 @@ export const refundRequestSchema = z.strictObject({
 });
 export type RefundRequest = z.infer<typeof refundRequestSchema>;
 
-export type RefundParseResult =
-  { ok: true; input: RefundRequest } | { ok: false; detail: string; errors: FieldError[] };
-
-export function parseRefundRequest(json: unknown): RefundParseResult {
-  const parsed = refundRequestSchema.safeParse(json);
-  if (parsed.success) return { ok: true, input: parsed.data };
-  const errors = parsed.error.issues.map((issue) => ({
-    path: issue.path.join("."),
-    message: issue.message,
-  }));
-  return {
-    ok: false,
-    detail: errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join("; "),
-    errors,
-  };
+/** The operation's reading of its stored request (the path's order and the body's amount). */
+export function parseRefundRequest(json: unknown): ParseResult<RefundRequest> {
+  const parsed = parseWith(refundRequestSchema, json);
+  return parsed.ok ? { ok: true, input: parsed.value } : parsed;
 }
