@@ -203,18 +203,25 @@ describeOnServer(
         .filter((run) => run.attempts[0]!.status === 502 || run.attempts[0]!.status === null)
         .map((run) => run.key);
       expect(orphaned.length).toBeGreaterThan(0);
-      // Each was taken over by exactly one survivor's worker (no leader, no
-      // duplicate work). One whose charge had begun was finished by it, and the
-      // client's late retry was a replay; one the instance died with still at
-      // `claimed` (the kill comes once 90% have begun) was released, nothing
-      // charged, and the retry paid.
+      // Each was taken over by at most one survivor's worker (no leader, no
+      // duplicate work). One whose charge had begun was finished by it, and
+      // the client's late retry was a replay; one the instance died with
+      // still at `claimed` (the kill comes once 90% have begun) was released,
+      // nothing charged, and the retry paid. A key no worker reached before
+      // the client came back (the instance never claimed it, or, on a busy
+      // machine, the workers were still resuming others: seen once in CI)
+      // the retry finished itself, as its first answer.
       const recovered = survivors.flatMap((instance) =>
         recoveryLines(cluster, instance.name).slice(recoveryLinesBefore.get(instance.name)),
       );
       const recoveryResults = new Map<string, string>();
       for (const key of orphaned) {
         const lines = recovered.filter((line) => line.idempotencyKey === key);
-        expect(lines, `recovery of ${key}`).toHaveLength(1);
+        expect(lines.length, `recovery of ${key}`).toBeLessThanOrEqual(1);
+        if (lines.length === 0) {
+          expect(results.find((run) => run.key === key)!.final!.replayed).toBe(false);
+          continue;
+        }
         const result = lines[0]!.result;
         expect(["completed", "released"]).toContain(result);
         expect(results.find((run) => run.key === key)!.final!.replayed).toBe(
