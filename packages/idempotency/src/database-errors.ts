@@ -34,6 +34,9 @@ const UNAVAILABLE_MESSAGES = [
   /connection refused/i,
   /timeout exceeded when trying to connect/i,
   /can't reach database server/i,
+  // pg's, for a query on a client whose connection died while it was lent
+  // out (a failover kills every connection at once): never reached the server.
+  /is not queryable/i,
   // PgBouncer's own: no server to lend (its PostgreSQL is failing over or gone).
   /query_wait_timeout/i,
   /server conn crashed/i,
