@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { StripePaymentProvider } from "@/lib/payments/stripe-provider";
 import {
+  baseUrl,
   cartBody,
   createAccount,
   getOrder,
@@ -156,6 +157,25 @@ describe("a refund", () => {
     }
     expect(await refundedAtProvider(someoneElses)).toEqual([]);
     expect((await refundsOfOrder(someoneElses.id)).refundedAmount).toBe(0);
+  });
+
+  it("answers 401 without credentials and 400 to a body that is not JSON, and refunds nothing", async () => {
+    const order = await paidOrder();
+    const send = (headers: Record<string, string>, body: string) =>
+      fetch(`${baseUrl()}/api/orders/${order.id}/refunds`, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "Idempotency-Key": randomUUID(),
+          ...headers,
+        },
+        body,
+      });
+
+    expect((await send({}, "{}")).status).toBe(401);
+    const malformed = await send({ Authorization: `Bearer ${account.token}` }, '{"amount": 1');
+    expect(malformed.status).toBe(400);
+    expect((await refundsOfOrder(order.id)).refundedAmount).toBe(0);
   });
 
   it("answers 404 for a declined checkout, which has no order to refund", async () => {
