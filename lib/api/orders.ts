@@ -1,5 +1,4 @@
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
-import { isDatabaseUnavailable } from "@oncepay/idempotency";
 import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
@@ -7,11 +6,10 @@ import { jsonResponse } from "@/lib/http/json";
 import { invalidQuery, parseListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/http/uuid";
 import { problemResponse, problemType } from "@/lib/http/problem";
-import { RETRY_AFTER_SECONDS } from "@oncepay/idempotency";
 import { readKeyedCall } from "@oncepay/idempotency/fetch";
 import { keyRequestAnswerOf, type KeyRequestAnswerOf } from "@/lib/idempotency/key-requests";
 import { recordPresentedKey } from "@/lib/api/presented-key";
-import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
+import { outcomeOfThrown, outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { ordersPage } from "@/lib/ledger/orders";
 import { checkoutOutcomeOf } from "@/lib/observability/checkout-outcomes";
 import { observeCheckout } from "@/lib/observability/metrics";
@@ -49,19 +47,12 @@ export async function createOrder(request: Request): Promise<Response> {
     return response;
   } catch (error) {
     // The route wrapper answers these (503 or 500); they count all the same.
-    const unavailable = isDatabaseUnavailable(error);
-    observeCheckout(unavailable ? "database_unavailable" : "internal_error", seconds());
-    await record(
-      keyRequestAnswerOf(unavailable ? DATABASE_UNAVAILABLE : { kind: "internal-error" }),
-    );
+    const thrown = outcomeOfThrown(error);
+    observeCheckout(checkoutOutcomeOf(thrown), seconds());
+    await record(keyRequestAnswerOf(thrown));
     throw error;
   }
 }
-
-const DATABASE_UNAVAILABLE: Outcome = {
-  kind: "database-unavailable",
-  retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable,
-};
 
 /**
  * The idempotent checkout, for an authenticated caller. A request the key's

@@ -1,5 +1,4 @@
 import { authenticate } from "@/lib/auth/accounts";
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from "@oncepay/idempotency";
 import { readKeyedCall } from "@oncepay/idempotency/fetch";
 import { recordPresentedKey } from "@/lib/api/presented-key";
 import { requestedFault, injectFault } from "@/lib/faults";
@@ -7,7 +6,7 @@ import { parseWith } from "@/lib/http/field-errors";
 import { problemResponse, problemType } from "@/lib/http/problem";
 import { isUuid } from "@/lib/http/uuid";
 import { keyRequestAnswerOf, type KeyRequestAnswerOf } from "@/lib/idempotency/key-requests";
-import { outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
+import { outcomeOfThrown, outcomeToResponse, type Outcome } from "@/lib/idempotency/outcomes";
 import { addToContext } from "@/lib/observability/request-context";
 import { refundBodySchema } from "@/lib/refunds/refund-request";
 import { getServices } from "@/lib/services";
@@ -34,16 +33,7 @@ export async function createRefund(request: Request, orderId: string): Promise<R
     return outcomeToResponse(outcome);
   } catch (error) {
     // The route wrapper answers it (503 or 500).
-    await record(
-      keyRequestAnswerOf(
-        isDatabaseUnavailable(error)
-          ? {
-              kind: "database-unavailable",
-              retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable,
-            }
-          : { kind: "internal-error" },
-      ),
-    );
+    await record(keyRequestAnswerOf(outcomeOfThrown(error)));
     throw error;
   }
 }

@@ -7,7 +7,12 @@ import {
 } from "@/lib/http/headers";
 import { REQUEST_PROBLEMS, WWW_AUTHENTICATE } from "@/lib/http/request-problems";
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
-import { toHttpResponse, type StoredResponse } from "@oncepay/idempotency";
+import {
+  isDatabaseUnavailable,
+  RETRY_AFTER_SECONDS,
+  toHttpResponse,
+  type StoredResponse,
+} from "@oncepay/idempotency";
 
 /**
  * Everything the idempotency layer can decide about a request, as one union.
@@ -54,6 +59,17 @@ const PROBLEMS: Record<ProblemKind, { status: number; slug: string; title: strin
   ...REQUEST_PROBLEMS,
   ...SERVER_PROBLEMS,
 };
+
+/**
+ * What a request that threw was answered, as an outcome: the route wrapper
+ * turns the error itself into the 503 or the 500, and this says which, for
+ * the records that count and keep answers.
+ */
+export function outcomeOfThrown(error: unknown): Outcome {
+  return isDatabaseUnavailable(error)
+    ? { kind: "database-unavailable", retryAfterSeconds: RETRY_AFTER_SECONDS.databaseUnavailable }
+    : { kind: "internal-error" };
+}
 
 export function outcomeToResponse(outcome: Outcome): Response {
   switch (outcome.kind) {
