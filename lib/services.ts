@@ -5,6 +5,7 @@ import { serverEnv } from "@/lib/env";
 import { clientAddress } from "@/lib/http/client-address";
 import { pgStore } from "@oncepay/idempotency/pg";
 import { prismaStore } from "@oncepay/idempotency/prisma";
+import { keyRequestRecorder } from "@/lib/idempotency/key-request-recorder";
 import { shopEngine } from "@/lib/idempotency/shop-engine";
 import { providerReadsOf } from "@/lib/ledger/provider-reads";
 import { postgresRateLimit } from "@/lib/limits/rate-limit";
@@ -91,6 +92,8 @@ function buildServices() {
     statements,
     paymentProvider,
     engine,
+    /** The requests presented under keys, written behind their answers (lib/idempotency/key-request-recorder.ts). */
+    keyRequests: keyRequestRecorder(statements),
     /** Who is asking, and the per-address limit on new accounts (API and browser alike). */
     authenticator,
     labLimit,

@@ -29,10 +29,10 @@ const PRIVATE = { "Cache-Control": "private, no-store" };
 export async function createOrder(request: Request): Promise<Response> {
   const startedAt = performance.now();
   const seconds = () => (performance.now() - startedAt) / 1000;
-  const { authenticator, statements } = getServices();
+  const { authenticator, keyRequests } = getServices();
   let accountId: string | undefined;
   const record = (answered: KeyRequestAnswerOf | undefined) =>
-    accountId && recordPresentedKey(statements, request, accountId, answered, startedAt);
+    accountId && recordPresentedKey(keyRequests, request, accountId, answered, startedAt);
   try {
     // Identity first: 401 before the key is looked at.
     const auth = await authenticate(authenticator, request);
@@ -43,13 +43,13 @@ export async function createOrder(request: Request): Promise<Response> {
     accountId = auth.caller.accountId;
     const { outcome, response, answerLost } = await checkout(request, accountId);
     observeCheckout(checkoutOutcomeOf(outcome), seconds());
-    await record(keyRequestAnswerOf(outcome, { answerLost }));
+    record(keyRequestAnswerOf(outcome, { answerLost }));
     return response;
   } catch (error) {
     // The route wrapper answers these (503 or 500); they count all the same.
     const thrown = outcomeOfThrown(error);
     observeCheckout(checkoutOutcomeOf(thrown), seconds());
-    await record(keyRequestAnswerOf(thrown));
+    record(keyRequestAnswerOf(thrown));
     throw error;
   }
 }

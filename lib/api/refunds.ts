@@ -19,21 +19,21 @@ import { getServices } from "@/lib/services";
  */
 export async function createRefund(request: Request, orderId: string): Promise<Response> {
   const startedAt = performance.now();
-  const { authenticator, statements } = getServices();
+  const { authenticator, keyRequests } = getServices();
   let accountId: string | undefined;
   const record = (answered: KeyRequestAnswerOf | undefined) =>
-    accountId && recordPresentedKey(statements, request, accountId, answered, startedAt);
+    accountId && recordPresentedKey(keyRequests, request, accountId, answered, startedAt);
   try {
     const auth = await authenticate(authenticator, request);
     if (!auth.ok) return outcomeToResponse(auth.failure);
     accountId = auth.caller.accountId;
     const outcome = await refund(request, accountId, orderId);
     if (outcome === undefined) return orderNotFound(orderId);
-    await record(keyRequestAnswerOf(outcome));
+    record(keyRequestAnswerOf(outcome));
     return outcomeToResponse(outcome);
   } catch (error) {
     // The route wrapper answers it (503 or 500).
-    await record(keyRequestAnswerOf(outcomeOfThrown(error)));
+    record(keyRequestAnswerOf(outcomeOfThrown(error)));
     throw error;
   }
 }

@@ -2,7 +2,6 @@ import { assertNever } from "@/lib/assert-never";
 import { rawSql, run, sql, type Queryable } from "@/lib/db/sql";
 import type { KeyRequestAnswer } from "@/lib/generated/prisma/enums";
 import { outcomeStatus, type Outcome } from "@/lib/idempotency/outcomes";
-import { errorFields, log } from "@/lib/log";
 
 /**
  * Every request that presents a key to the checkout is recorded once its
@@ -11,9 +10,10 @@ import { errorFields, log } from "@/lib/log";
  * a shopper sees the double click's second request answered 409 and the
  * retry answered with the stored order.
  *
- * The record is written after the answer is decided and outside every
- * statement of the claim: it can neither slow a claim nor fail a payment.
- * A failed record is logged and forgotten.
+ * The record is written behind the answer, with others in one statement
+ * (lib/idempotency/key-request-recorder.ts), and outside every statement of
+ * the claim: it can neither slow a claim nor fail a payment, and a replay
+ * stays one statement. A failed record is logged and forgotten.
  */
 
 /**
@@ -83,89 +83,79 @@ export interface KeyRequestRecord extends KeyRequestAnswerOf {
   idempotencyKey: string;
   requestId: string;
   /** How long ago the request arrived, in ms: the database dates its arrival by its own clock, as it dates the recovery points. */
-  elapsedMs: number;
+  receivedMsAgo: number;
+  /** How long ago it was answered, in ms (records are written behind the answers, lib/idempotency/key-request-recorder.ts). */
+  answeredMsAgo: number;
 }
 
 /**
- * The record commits without waiting for the disk (SET LOCAL, inside the
- * statement): it runs before every keyed answer goes out, and a record lost
- * in a PostgreSQL crash loses a line of a key's story, never a payment.
+ * The records commit without waiting for the disk (SET LOCAL, inside the
+ * statement): a record lost in a PostgreSQL crash loses a line of a key's
+ * story, never a payment.
  */
 const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
 
 /**
- * Records one request under the account's key, if the account has that key
- * now. Whoever asks, the key is looked up under the caller's own account, so
- * no request can write under another account's key; a request whose key has
- * no row (its claim was released, say after a 429) leaves no record, as it
- * leaves nothing else. One statement:
+ * Records requests under their accounts' keys, if the accounts have those
+ * keys now. Each is looked up under its own account, so no request can
+ * write under another account's key; a request whose key has no row (its
+ * claim was released, say after a 429) leaves no record, as it leaves
+ * nothing else. One statement, for any number of requests and keys:
  *
- *   1. count it: an upsert on the key's counter row, whose lock makes
- *      concurrent recordings of one key take turns, so each gets its own
- *      `nth` (the key's own row, which the attempt holding the key still
- *      writes, is only read);
- *   2. insert it with that `nth`;
+ *   1. count them: an upsert on each key's counter row, adding the key's
+ *      requests in this batch. The counter row's lock makes concurrent
+ *      batches of one key take turns, so each request gets its own `nth`;
+ *      the rows are locked in key order, so two batches never deadlock
+ *      (the key's own row, which the attempt holding the key still writes,
+ *      is only read);
+ *   2. insert them with those `nth`s, in the order they were answered;
  *   3. delete what fell between the first FIRST_KEPT and the latest
- *      LATEST_KEPT. A recording that waited its turn does not see rows
+ *      LATEST_KEPT. A batch that waited its turn does not see rows
  *      committed while it waited (the statement's snapshot is older), so a
- *      few can outlive their turn until the next recording; readers show
+ *      few can outlive their turn until the key's next batch; readers show
  *      the first and latest by `nth` whatever is stored.
  *
- * Returns whether a record was written.
+ * Returns how many were recorded.
  */
-export async function recordKeyRequest(db: Queryable, record: KeyRequestRecord): Promise<boolean> {
-  const rows = await run<{ nth: number }>(
+export async function recordKeyRequests(
+  db: Queryable,
+  records: readonly KeyRequestRecord[],
+): Promise<number> {
+  const column = <T>(of: (record: KeyRequestRecord) => T) => records.map(of);
+  const [row] = await run<{ recorded: number }>(
     db,
-    sql`WITH presented AS (
-        SELECT id FROM idempotency_keys
-         WHERE scope = ${record.accountId} AND idem_key = ${record.idempotencyKey}
-           AND ${rawSql(ASYNC_COMMIT)}
+    sql`WITH batch AS (
+        SELECT * FROM unnest(${column((r) => r.accountId)}::text[], ${column((r) => r.idempotencyKey)}::text[],
+                             ${column((r) => r.requestId)}::text[], ${column((r) => r.receivedMsAgo / 1000)}::float8[],
+                             ${column((r) => r.answeredMsAgo / 1000)}::float8[], ${column((r) => r.status)}::int[],
+                             ${column((r) => r.answer)}::key_request_answer[])
+               WITH ORDINALITY AS batch(scope, idem_key, request_id, received_ago, answered_ago, status, answer, answered_order)
+      ), presented AS (
+        SELECT keys.id AS key_id, batch.*,
+               row_number() OVER (PARTITION BY keys.id ORDER BY batch.answered_order) AS nth_in_batch,
+               count(*) OVER (PARTITION BY keys.id) AS in_batch
+          FROM batch JOIN idempotency_keys keys ON keys.scope = batch.scope AND keys.idem_key = batch.idem_key
+         WHERE ${rawSql(ASYNC_COMMIT)}
       ), counted AS (
         INSERT INTO idempotency_key_request_counts AS counts (key_id, seen)
-        SELECT id, 1 FROM presented
-        ON CONFLICT (key_id) DO UPDATE SET seen = counts.seen + 1
+        SELECT key_id, in_batch FROM presented WHERE nth_in_batch = 1 ORDER BY key_id
+        ON CONFLICT (key_id) DO UPDATE SET seen = counts.seen + excluded.seen
         RETURNING key_id, seen
       ), recorded AS (
         INSERT INTO idempotency_key_requests (key_id, nth, request_id, received_at, answered_at, status, answer)
-        SELECT key_id, seen, ${record.requestId},
-               clock_timestamp() - make_interval(secs => ${record.elapsedMs / 1000}::float8),
-               clock_timestamp(), ${record.status}::int, ${record.answer}::key_request_answer
-          FROM counted
+        SELECT key_id, counted.seen - presented.in_batch + presented.nth_in_batch, request_id,
+               clock_timestamp() - make_interval(secs => received_ago),
+               clock_timestamp() - make_interval(secs => answered_ago), status, answer
+          FROM presented JOIN counted USING (key_id)
         RETURNING key_id, nth
       ), trimmed AS (
-        DELETE FROM idempotency_key_requests old USING recorded
-         WHERE old.key_id = recorded.key_id
+        DELETE FROM idempotency_key_requests old
+         USING (SELECT key_id, max(nth) AS latest FROM recorded GROUP BY key_id) newest
+         WHERE old.key_id = newest.key_id
            AND old.nth > ${FIRST_KEPT}::int
-           AND old.nth <= recorded.nth - ${LATEST_KEPT}::int
+           AND old.nth <= newest.latest - ${LATEST_KEPT}::int
       )
-      SELECT nth FROM recorded`,
+      SELECT count(*)::int AS recorded FROM recorded`,
   );
-  return rows.length > 0;
-}
-
-/**
- * recordKeyRequest for the answer path: never throws, and waits at most
- * RECORD_WAIT_MS before letting the answer go. A record slower than that
- * (the database is struggling) finishes on its own; one that fails is
- * logged. Either way the client gets the answer its checkout earned.
- */
-const RECORD_WAIT_MS = 250;
-
-export async function recordKeyRequestQuietly(
-  db: Queryable,
-  record: KeyRequestRecord,
-): Promise<void> {
-  const recorded = recordKeyRequest(db, record).catch((error: unknown) => {
-    log.warn("idempotency.key_request_not_recorded", {
-      status: record.status,
-      answer: record.answer,
-      ...errorFields(error),
-    });
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, RECORD_WAIT_MS);
-  });
-  await Promise.race([recorded, waited]);
-  clearTimeout(timer);
+  return row?.recorded ?? 0;
 }

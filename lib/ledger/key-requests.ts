@@ -68,7 +68,7 @@ export async function keyRequestsOf(db: Database, keyId: string): Promise<KeyReq
 
 /**
  * The first FIRST_KEPT and the latest LATEST_KEPT of what is stored (a few
- * more can be stored for a moment, see recordKeyRequest), in the order
+ * more can be stored for a moment, see recordKeyRequests), in the order
  * they arrived. Two requests that overlap are recorded in the order they
  * were answered, which is not the order they came in (a double click's
  * second request is answered 409 before the first finishes paying); the
