@@ -33,6 +33,7 @@ import { randomUUID } from "node:crypto";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../lib/http/headers.ts";
 import { startAppServer } from "../lib/testing/app-server.ts";
 import { deltaOf, openStats, type StatsDelta } from "./postgres-stats.ts";
+import { BENCH_APP_ENV } from "./shop-client.ts";
 import {
   answers,
   measureStoredKeys,
@@ -67,16 +68,7 @@ interface PhaseResult {
   stats: StatsDelta;
 }
 
-// One client sending thousands a minute: the limiters run on every
-// checkout, keyed and keyless, as in production, with limits they never reach.
-const app = await startAppServer({
-  env: {
-    LOG_LEVEL: "warn",
-    CHECKOUT_RATE_LIMIT: "100000000",
-    LAB_RATE_LIMIT: "100000000",
-    DEMO_FAULTS: "on",
-  },
-});
+const app = await startAppServer({ env: BENCH_APP_ENV });
 const stats = await openStats(app.databaseUrl);
 try {
   const { token } = await createAccount(app.baseUrl);

@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { startAppServer } from "../lib/testing/app-server.ts";
 import { processStats } from "./process-cpu.ts";
-import { createAccount, newCart } from "./shop-client.ts";
+import { BENCH_APP_ENV, createAccount, newCart } from "./shop-client.ts";
 
 if (!process.env.DATABASE_URL) {
   console.error("npm run bench:cpu needs DATABASE_URL: it reads PostgreSQL's backends' CPU time.");
@@ -24,14 +24,7 @@ const SLICE = 160;
 const SLICES = 12;
 const CONCURRENCY = 16;
 
-const app = await startAppServer({
-  env: {
-    LOG_LEVEL: "warn",
-    CHECKOUT_RATE_LIMIT: "100000000",
-    LAB_RATE_LIMIT: "100000000",
-    DEMO_FAULTS: "on",
-  },
-});
+const app = await startAppServer({ env: BENCH_APP_ENV });
 try {
   const token = await createAccount(app.baseUrl);
   const post = async (path: string, key: string | null) => {

@@ -39,3 +39,16 @@ export function postOrder(baseUrl: string, checkout: Checkout): Promise<Response
     signal: AbortSignal.timeout(20_000),
   });
 }
+
+/**
+ * How the benchmarks start the app: the limiters run on every checkout,
+ * keyed and keyless, as in production, with limits a client sending
+ * thousands a minute never reaches; demo faults on, which the lab's
+ * keyless route needs.
+ */
+export const BENCH_APP_ENV = {
+  LOG_LEVEL: "warn",
+  CHECKOUT_RATE_LIMIT: "100000000",
+  LAB_RATE_LIMIT: "100000000",
+  DEMO_FAULTS: "on",
+};
