@@ -59,6 +59,8 @@ describe("GET /api/keys/{key} for a refund's key", () => {
     expect(made.response.status).toBe(201);
     const refund = made.json() as { id: string; providerRefundId: string };
 
+    // The request is recorded behind its answer: wait for it, never assume it.
+    await expect.poll(async () => (await inspect(key)).body.requests.seen).toBe(1);
     const { status, body } = await inspect(key);
 
     expect(status).toBe(200);

@@ -18,9 +18,7 @@ import { errorFields, log } from "@/lib/log";
  */
 export interface KeyRequestRecorder {
   /** Queues a record, dated now as answered. Never throws; a failed write is logged. */
-  record(
-    record: Omit<KeyRequestRecord, "answeredMsAgo" | "receivedMsAgo"> & { elapsedMs: number },
-  ): void;
+  record(record: Omit<KeyRequestRecord, "answeredAt" | "receivedAt"> & { elapsedMs: number }): void;
   /** Settles once every record queued so far is written (or its write failed and was logged). */
   flushed(): Promise<void>;
 }
@@ -35,15 +33,11 @@ const MAX_BATCH = 200;
  */
 const MAX_QUEUED = 10_000;
 
-interface Queued {
-  record: Omit<KeyRequestRecord, "answeredMsAgo" | "receivedMsAgo">;
-  elapsedMs: number;
-  answeredAt: number;
-}
-
 export function keyRequestRecorder(db: Queryable): KeyRequestRecorder {
-  let queue: Queued[] = [];
+  let queue: KeyRequestRecord[] = [];
   let timer: NodeJS.Timeout | undefined;
+  // Queued or in a batch not yet written: what the heap holds.
+  let pending = 0;
   let dropped = 0;
   // One batch at a time, in the order they were taken: each waits for the one before.
   let writing = Promise.resolve();
@@ -53,18 +47,24 @@ export function keyRequestRecorder(db: Queryable): KeyRequestRecorder {
     timer = undefined;
     const batch = queue;
     queue = [];
-    if (batch.length > 0) writing = writing.then(() => write(db, batch));
+    if (batch.length > 0)
+      writing = writing.then(async () => {
+        await write(db, batch);
+        pending -= batch.length;
+      });
     return writing;
   };
 
   return {
     record({ elapsedMs, ...record }) {
-      if (queue.length >= MAX_QUEUED) {
-        if (dropped++ === 0) log.warn("idempotency.key_requests_dropped", { queued: queue.length });
+      if (pending >= MAX_QUEUED) {
+        if (dropped++ === 0) log.warn("idempotency.key_requests_dropped", { pending });
         return;
       }
       dropped = 0;
-      queue.push({ record, elapsedMs, answeredAt: performance.now() });
+      pending++;
+      const answeredAt = new Date();
+      queue.push({ ...record, answeredAt, receivedAt: new Date(answeredAt.getTime() - elapsedMs) });
       if (queue.length >= MAX_BATCH) void writeQueued();
       else timer ??= setTimeout(writeQueued, WRITE_DELAY_MS);
     },
@@ -72,17 +72,9 @@ export function keyRequestRecorder(db: Queryable): KeyRequestRecorder {
   };
 }
 
-async function write(db: Queryable, batch: readonly Queued[]): Promise<void> {
-  const now = performance.now();
+async function write(db: Queryable, batch: readonly KeyRequestRecord[]): Promise<void> {
   try {
-    await recordKeyRequests(
-      db,
-      batch.map(({ record, elapsedMs, answeredAt }) => ({
-        ...record,
-        answeredMsAgo: now - answeredAt,
-        receivedMsAgo: now - answeredAt + elapsedMs,
-      })),
-    );
+    await recordKeyRequests(db, batch);
   } catch (error) {
     log.warn("idempotency.key_requests_not_recorded", {
       count: batch.length,

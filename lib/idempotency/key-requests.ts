@@ -82,10 +82,14 @@ export interface KeyRequestRecord extends KeyRequestAnswerOf {
   accountId: string;
   idempotencyKey: string;
   requestId: string;
-  /** How long ago the request arrived, in ms: the database dates its arrival by its own clock, as it dates the recovery points. */
-  receivedMsAgo: number;
-  /** How long ago it was answered, in ms (records are written behind the answers, lib/idempotency/key-request-recorder.ts). */
-  answeredMsAgo: number;
+  /**
+   * When the request arrived and was answered, by the app's clock: records
+   * are written behind their answers, a batch at a time
+   * (lib/idempotency/key-request-recorder.ts), and a time taken when the
+   * batch is written would shift with the batch's wait.
+   */
+  receivedAt: Date;
+  answeredAt: Date;
 }
 
 /**
@@ -126,10 +130,10 @@ export async function recordKeyRequests(
     db,
     sql`WITH batch AS (
         SELECT * FROM unnest(${column((r) => r.accountId)}::text[], ${column((r) => r.idempotencyKey)}::text[],
-                             ${column((r) => r.requestId)}::text[], ${column((r) => r.receivedMsAgo / 1000)}::float8[],
-                             ${column((r) => r.answeredMsAgo / 1000)}::float8[], ${column((r) => r.status)}::int[],
+                             ${column((r) => r.requestId)}::text[], ${column((r) => r.receivedAt.toISOString())}::timestamptz[],
+                             ${column((r) => r.answeredAt.toISOString())}::timestamptz[], ${column((r) => r.status)}::int[],
                              ${column((r) => r.answer)}::key_request_answer[])
-               WITH ORDINALITY AS batch(scope, idem_key, request_id, received_ago, answered_ago, status, answer, answered_order)
+               WITH ORDINALITY AS batch(scope, idem_key, request_id, received_at, answered_at, status, answer, answered_order)
       ), presented AS (
         SELECT keys.id AS key_id, batch.*,
                row_number() OVER (PARTITION BY keys.id ORDER BY batch.answered_order) AS nth_in_batch,
@@ -144,8 +148,7 @@ export async function recordKeyRequests(
       ), recorded AS (
         INSERT INTO idempotency_key_requests (key_id, nth, request_id, received_at, answered_at, status, answer)
         SELECT key_id, counted.seen - presented.in_batch + presented.nth_in_batch, request_id,
-               clock_timestamp() - make_interval(secs => received_ago),
-               clock_timestamp() - make_interval(secs => answered_ago), status, answer
+               received_at, answered_at, status, answer
           FROM presented JOIN counted USING (key_id)
         RETURNING key_id, nth
       ), trimmed AS (

@@ -18,7 +18,9 @@ export const keyRequestSchema = z.object({
     .min(1)
     .describe("Which request this was, in the order they arrived: 1 for the first."),
   requestId: z.string().describe("The request's X-Request-Id."),
-  receivedAt: timestamp.describe("When it arrived (the database's clock, as `reached`)."),
+  receivedAt: timestamp.describe(
+    "When it arrived, by the clock of the app instance that served it (`reached` is the database's clock).",
+  ),
   answeredAt: timestamp,
   status: z
     .number()
