@@ -31,8 +31,9 @@ export async function createOrder(request: Request): Promise<Response> {
   const seconds = () => (performance.now() - startedAt) / 1000;
   const { authenticator, keyRequests } = getServices();
   let accountId: string | undefined;
-  const record = (answered: KeyRequestAnswerOf | undefined) =>
-    accountId && recordPresentedKey(keyRequests, request, accountId, answered, startedAt);
+  const record = (answered: KeyRequestAnswerOf | undefined) => {
+    if (accountId) recordPresentedKey(keyRequests, request, accountId, answered, startedAt);
+  };
   try {
     // Identity first: 401 before the key is looked at.
     const auth = await authenticate(authenticator, request);

@@ -21,8 +21,9 @@ export async function createRefund(request: Request, orderId: string): Promise<R
   const startedAt = performance.now();
   const { authenticator, keyRequests } = getServices();
   let accountId: string | undefined;
-  const record = (answered: KeyRequestAnswerOf | undefined) =>
-    accountId && recordPresentedKey(keyRequests, request, accountId, answered, startedAt);
+  const record = (answered: KeyRequestAnswerOf | undefined) => {
+    if (accountId) recordPresentedKey(keyRequests, request, accountId, answered, startedAt);
+  };
   try {
     const auth = await authenticate(authenticator, request);
     if (!auth.ok) return outcomeToResponse(auth.failure);

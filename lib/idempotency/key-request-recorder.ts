@@ -29,7 +29,8 @@ const WRITE_DELAY_MS = 25;
 const MAX_BATCH = 200;
 /**
  * While the database is away, records pile up: past this many, new ones are
- * dropped (and counted in the log) rather than growing the heap without end.
+ * dropped (logged once each time the bound is reached) rather than growing
+ * the heap without end.
  */
 const MAX_QUEUED = 10_000;
 
@@ -38,7 +39,7 @@ export function keyRequestRecorder(db: Queryable): KeyRequestRecorder {
   let timer: NodeJS.Timeout | undefined;
   // Queued or in a batch not yet written: what the heap holds.
   let pending = 0;
-  let dropped = 0;
+  let dropping = false;
   // One batch at a time, in the order they were taken: each waits for the one before.
   let writing = Promise.resolve();
 
@@ -58,10 +59,11 @@ export function keyRequestRecorder(db: Queryable): KeyRequestRecorder {
   return {
     record({ elapsedMs, ...record }) {
       if (pending >= MAX_QUEUED) {
-        if (dropped++ === 0) log.warn("idempotency.key_requests_dropped", { pending });
+        if (!dropping) log.warn("idempotency.key_requests_dropped", { pending });
+        dropping = true;
         return;
       }
-      dropped = 0;
+      dropping = false;
       pending++;
       const answeredAt = new Date();
       queue.push({ ...record, answeredAt, receivedAt: new Date(answeredAt.getTime() - elapsedMs) });
