@@ -21,7 +21,7 @@ import { log } from "@/lib/log";
 export type FaultSite =
   | "after-claim" // the key is claimed and committed; nothing charged (refunded) yet
   | "after-charge" // the provider charged (refunded); no order (refund) written yet
-  | "before-commit" // the provider's answer is stored with the key; the transaction that writes the order (refund) and completes the key rolls back
+  | "before-commit" // the provider answered; the transaction that writes the order (refund), keeps the answer with the key and completes it rolls back
   | "after-commit"; // order (refund) and completed key committed; no response sent yet
 
 const FAULTS = {
@@ -31,8 +31,10 @@ const FAULTS = {
   // recovery worker) that takes it over finishes the order.
   "after-charge": { site: "after-charge", crash: false },
   // Throw just before the order and the completed key are written (one
-  // statement, so there is no later point before the commit): the key stays
-  // in flight at `charged`, with the provider's answer stored.
+  // statement, so there is no later point before the commit): the provider's
+  // answer was to commit with them, so the key stays in flight at
+  // `payment_started`, and the resume asks the provider again under the
+  // same key.
   "before-commit": { site: "before-commit", crash: false },
   // Crash at each dangerous point (the crash matrix).
   "crash-after-claim": { site: "after-claim", crash: true },

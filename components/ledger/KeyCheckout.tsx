@@ -23,13 +23,13 @@ export function checkoutSteps({ reached }: CheckoutKeyInspection): KeyStep[] {
     {
       point: "charged",
       label: "Charged",
-      what: "the payment provider answered, and its answer was stored with the key",
+      what: "the payment provider answered; its answer is saved with the order, in one commit",
       at: reached.charged,
     },
     {
       point: "finished",
       label: "Finished",
-      what: "the order and the answer for every retry were saved together",
+      what: "the order, the provider's answer and the answer for every retry were saved together",
       at: reached.finished,
     },
   ];

@@ -23,13 +23,13 @@ export function refundSteps({ reached }: RefundKeyInspection): KeyStep[] {
     {
       point: "providerAnswered",
       label: "Provider answered",
-      what: "the payment provider answered, and its answer was stored with the key",
+      what: "the payment provider answered; its answer is saved with the refund, in one commit",
       at: reached.providerAnswered,
     },
     {
       point: "finished",
       label: "Finished",
-      what: "the refund row and the answer for every retry were saved together",
+      what: "the refund, the provider's answer and the answer for every retry were saved together",
       at: reached.finished,
     },
   ];

@@ -49,7 +49,7 @@ const REFUND_RUNS_PER_POINT = Number(process.env.CRASH_RUNS ?? 1);
 const CRASH_POINTS = [
   ["crash-after-claim", "claimed", "claimed"],
   ["crash-after-charge", "payment_started", "refund_started"],
-  ["crash-before-commit", "charged", "provider_answered"],
+  ["crash-before-commit", "payment_started", "refund_started"],
   ["crash-after-commit", "finished", "finished"],
 ] as const;
 /** What each refund asks for of its checkout's order. */

@@ -118,11 +118,10 @@ describe("the recovery worker", () => {
     expect(JSON.parse(retry.text)).toEqual(row!.response_body);
   });
 
-  it("finishes a request that died after the charge was recorded from the stored result, without asking the provider again", async () => {
+  it("finishes a request whose order's commit failed after the charge by asking the provider again under the same key: the provider's answer was to commit with the order, and it returns the first charge", async () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody();
-    // The order transaction fails: the provider's answer is already stored with the key.
     expect(
       (
         await postOrder({
@@ -134,35 +133,27 @@ describe("the recovery worker", () => {
       ).response.status,
     ).toBe(500);
     const died = await keyRow(shopper.id, key);
-    expect(died).toMatchObject({
-      state: "in_flight",
-      recovery_point: "charged",
-      progress: { charge: { status: "succeeded" } },
-    });
+    expect(died).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
+    expect(died!.progress).not.toHaveProperty("charge");
     expect(await countRows("orders", shopper.id)).toBe(0);
 
     await expireLease(shopper.id, key);
     const recovering = worker();
     expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
-    expect(recovering.provider.callsFor(died!.provider_key)).toBe(0);
+    expect(recovering.provider.callsFor(died!.provider_key)).toBe(1);
     expect(await countRows("orders", shopper.id)).toBe(1);
-    const row = await keyRow(shopper.id, key);
-    expect(row).toMatchObject({
-      state: "complete",
-      response_status: 201,
-      response_body: {
-        payment: {
-          id: (died!.progress.charge as { providerPaymentId: string }).providerPaymentId,
-        },
-      },
-    });
     const ledger = await ledgerFor(appSimulator(), {
       idempotencyKey: died!.provider_key,
     });
     expect(ledger.charges).toHaveLength(1);
+    expect(await keyRow(shopper.id, key)).toMatchObject({
+      state: "complete",
+      response_status: 201,
+      response_body: { payment: { id: ledger.payment_intents[0]?.id } },
+    });
   });
 
-  it("finishes a declined charge that died before its commit as the stored 402, without asking the provider again", async () => {
+  it("finishes a declined charge whose commit failed as the 402 the provider replays under the same key", async () => {
     const shopper = await createAccount();
     const key = randomUUID();
     const body = cartBody({ paymentMethod: "pm_card_chargeDeclinedInsufficientFunds" });
@@ -177,15 +168,12 @@ describe("the recovery worker", () => {
       ).response.status,
     ).toBe(500);
     const died = await keyRow(shopper.id, key);
-    expect(died).toMatchObject({
-      recovery_point: "charged",
-      progress: { charge: { status: "declined", declineCode: "insufficient_funds" } },
-    });
+    expect(died).toMatchObject({ recovery_point: "payment_started" });
 
     await expireLease(shopper.id, key);
     const recovering = worker();
     expect((await recovering.runOnce()).completed).toBeGreaterThanOrEqual(1);
-    expect(recovering.provider.callsFor(died!.provider_key)).toBe(0);
+    expect(recovering.provider.callsFor(died!.provider_key)).toBe(1);
     expect(await keyRow(shopper.id, key)).toMatchObject({
       state: "complete",
       response_status: 402,

@@ -36,9 +36,11 @@ import {
  *   claimed          atomic: records the cart to charge (payment_started),
  *                    durably, before the provider hears of it
  *   payment_started  side effect: asks the provider under the request's
- *                    provider key, and keeps its answer (charged)
- *   charged          atomic: writes the order (or the declined payment)
- *                    and completes the key with the response, in one commit
+ *                    provider key; its answer (charged) is kept with the
+ *                    key in the next phase's commit
+ *   charged          atomic: writes the order (or the declined payment),
+ *                    the provider's answer and the completed key with the
+ *                    response, in one commit
  *
  * From payment_started on, the cart is the one recorded then, not this
  * attempt's: a resume must send the provider the very same parameters
@@ -147,7 +149,7 @@ function rateLimited(decision: LimitDecision): RateLimitedOutcome | undefined {
   };
 }
 
-/** Asks the provider, and keeps its answer with the key (`charged`). */
+/** Asks the provider; its answer goes on to `charged`, which writes it with the order. */
 async function charge<Tx>(
   deps: CheckoutDeps<Tx>,
   context: SideEffectContext<PricedCart>,

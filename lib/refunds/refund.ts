@@ -40,9 +40,11 @@ import type { RefundView } from "@/lib/refunds/refund-view";
  *                    to refund, and reserves the amount with a pending refund
  *                    (refund_started), durably, before the provider hears of it
  *   refund_started   side effect: asks the provider under the request's
- *                    refund key, and keeps its answer (provider_answered)
+ *                    refund key; its answer (provider_answered) is kept
+ *                    with the key in the next phase's commit
  *   provider_answered atomic: records the refund (or the refusal, which
- *                    gives the amount back) and completes the key, in one commit
+ *                    gives the amount back), the provider's answer and the
+ *                    completed key, in one commit
  *
  * The reservation is what keeps refunds under different keys, in flight at
  * once, from refunding more than was charged: each waits for the payment's

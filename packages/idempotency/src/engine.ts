@@ -13,7 +13,13 @@ import {
 import { RETRY_AFTER_SECONDS, type Outcome } from "./outcome.js";
 import { silentReporter, type Reporter } from "./reporter.js";
 import { SideEffectOutcomeUnknown, SideEffectRejected } from "./side-effect-errors.js";
-import { LeaseLostError, type Claim, type KeyMove, type KeyStore } from "./store.js";
+import {
+  LeaseLostError,
+  type Claim,
+  type KeyMove,
+  type KeyStore,
+  type PointMove,
+} from "./store.js";
 import type { StoredResponse } from "./stored-response.js";
 
 /**
@@ -25,8 +31,8 @@ import type { StoredResponse } from "./stored-response.js";
  *      release the claim,
  *   4. run the phases from the key's recovery point: each atomic phase's
  *      writes commit with the key's move, each side effect's result is kept
- *      with the next move, and the last commit completes the key with the
- *      response,
+ *      with the next commit (the next atomic phase's, when one follows), and
+ *      the last commit completes the key with the response,
  *   5. on failure, release the key while nothing but the claim was
  *      written; after that, keep it in flight at its recovery point until a
  *      retry or the recovery worker takes it over.
@@ -200,6 +206,16 @@ interface Parts<Tx> {
   reporter: Reporter;
 }
 
+/**
+ * How far an attempt has taken its key: the claim follows every commit; a
+ * side effect's answer whose next phase is atomic waits here, unwritten, to
+ * commit with that phase's writes (one commit, not two).
+ */
+interface AttemptPosition {
+  claim: Claim;
+  answered?: PointMove;
+}
+
 /** Runs the operation from the claim's recovery point to the end, or turns its failure into an outcome. */
 async function attempt<Input, Tx>(
   parts: Parts<Tx>,
@@ -211,11 +227,12 @@ async function attempt<Input, Tx>(
   const { store, reporter } = parts;
   // Where this attempt took the key up (-1 for a point the operation no longer has, which fails below).
   const startedAt = operation.phases.findIndex((phase) => phase.point === claim.point);
+  const position: AttemptPosition = { claim };
   try {
-    const stored = await runPhases(store, operation, claim, request, input);
+    const stored = await runPhases(store, operation, position, request, input);
     return { kind: "completed", stored };
   } catch (error) {
-    if (releasable(operation, claim, startedAt, error))
+    if (releasable(operation, position, startedAt, error))
       await releaseQuietly(store, reporter, claim);
     else if (error instanceof SideEffectOutcomeUnknown || error instanceof SideEffectRejected)
       await endLeaseQuietly(store, reporter, claim);
@@ -225,16 +242,18 @@ async function attempt<Input, Tx>(
 
 /**
  * Whether a failed attempt may delete its key, so that a retry starts
- * afresh: while the key never moved, nothing but the claim was written; a
- * side effect that this attempt asked and the service refused outright
- * released it too, if its phase says nothing before it wrote anything.
+ * afresh: while the key never moved and no side effect answered, nothing
+ * but the claim was written; a side effect that this attempt asked and the
+ * service refused outright released it too, if its phase says nothing
+ * before it wrote anything.
  */
 function releasable<Input, Tx>(
   operation: Operation<Input, Tx>,
-  claim: Claim,
+  { claim, answered }: AttemptPosition,
   startedAt: number,
   error: unknown,
 ): boolean {
+  if (answered) return false;
   if (!claim.moved) return true;
   if (!(error instanceof SideEffectRejected)) return false;
   const { phase, index } = phaseAt(operation, claim.point);
@@ -246,25 +265,36 @@ function releasable<Input, Tx>(
 async function runPhases<Input, Tx>(
   store: KeyStore<Tx>,
   operation: Operation<Input, Tx>,
-  claim: Claim,
+  position: AttemptPosition,
   request: KeyedRequest,
   input: Input,
 ): Promise<StoredResponse> {
+  const { claim } = position;
   const resumed = claim.tookOver;
   for (;;) {
-    const { phase, index } = phaseAt(operation, claim.point);
-    const context: PhaseContext<Input> = { request, input, progress: claim.progress, resumed };
-    const moveOf = (step: Step) => keyMove(operation, index, claim, step);
+    const at: PointMove = position.answered ?? { to: claim.point, progress: claim.progress };
+    const { phase, index } = phaseAt(operation, at.to);
+    const context: PhaseContext<Input> = { request, input, progress: at.progress, resumed };
+    const moveOf = (step: Step) => keyMove(operation, index, at, step);
     if (phase.kind === "atomic") {
-      const move = await store.commitPhase(claim, async (tx) =>
-        moveOf(await phase.run(context, tx)),
+      const move = await store.commitPhase(
+        claim,
+        async (tx) => moveOf(await phase.run(context, tx)),
+        position.answered?.to,
       );
+      position.answered = undefined;
       if ("response" in move) return move.response;
       continue;
     }
     const move = moveOf(await runSideEffect(store, phase, claim, context));
-    // Lost in a crash, this commit only sends the key back to the side
-    // effect, which asks again under the same key: it need not wait for the disk.
+    // Lost, a move on from a side effect only sends the key back to it, and
+    // it asks again under the same key. So the move can wait for the next
+    // atomic phase's commit, or, before another side effect, commit without
+    // waiting for the disk. A completion is the answer, and must be durable.
+    if (!("response" in move) && phaseAt(operation, move.to).phase.kind === "atomic") {
+      position.answered = move;
+      continue;
+    }
     await store.move(claim, move, { durable: "response" in move });
     if ("response" in move) return move.response;
   }
@@ -296,7 +326,7 @@ function runSideEffect<Input, Tx>(
 function keyMove<Input, Tx>(
   operation: Operation<Input, Tx>,
   from: number,
-  claim: Claim,
+  at: PointMove,
   step: Step,
 ): KeyMove {
   if ("response" in step) {
@@ -310,9 +340,9 @@ function keyMove<Input, Tx>(
   const to = operation.phases.findIndex((phase: Phase<Input, Tx>) => phase.point === step.to);
   if (to <= from)
     throw new Error(
-      `Operation ${operation.name}: the phase at ${claim.point} moves to ${step.to}, which is not a later phase${step.to === FINISHED ? " (return a response to finish)" : ""}`,
+      `Operation ${operation.name}: the phase at ${at.to} moves to ${step.to}, which is not a later phase${step.to === FINISHED ? " (return a response to finish)" : ""}`,
     );
-  return { to: step.to, progress: { ...claim.progress, ...step.progress } };
+  return { to: step.to, progress: { ...at.progress, ...step.progress } };
 }
 
 // If ending the lease fails, the lease simply runs its course.

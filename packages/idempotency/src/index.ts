@@ -49,5 +49,6 @@ export {
   type KeyMove,
   type KeyStore,
   type KeyTimings,
+  type PointMove,
 } from "./store.js";
 export { toHttpResponse, type StoredResponse } from "./stored-response.js";

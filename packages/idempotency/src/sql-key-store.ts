@@ -92,12 +92,20 @@ const FIND_ABANDONED = `SELECT id::text AS "keyId", scope, idem_key AS key, oper
 
 const HELD = `id = $1::uuid AND lease_owner = $2::uuid AND state = 'in_flight'`;
 
+/**
+ * The points a move records as reached at `moved.at`: the point a side
+ * effect's answer passed through without a commit of its own (`$passing`,
+ * NULL when none), then the one it moves to, if any.
+ */
+const pointsReached = (passing: string, to = "") =>
+  `points_reached || CASE WHEN ${passing}::text IS NULL THEN '{}' ELSE jsonb_build_object(${passing}::text, moved.at) END${to && ` || jsonb_build_object(${to}::text, moved.at)`}`;
+
 // clock_timestamp(), not now(): inside a phase's transaction now() is when
 // it began, and the lease is renewed from the moment of the move. Read once
-// (`moved.at`), so the point's two records of its time agree.
+// (`moved.at`), so the point's records of its time agree.
 const moveStatement = (durable: boolean) => `UPDATE idempotency_keys
     SET recovery_point = $3::text, progress = $4::jsonb, point_reached_at = moved.at,
-        points_reached = points_reached || jsonb_build_object($3::text, moved.at),
+        points_reached = ${pointsReached("$6", "$3")},
         lease_expires_at = moved.at + make_interval(secs => $5::int)
    FROM (SELECT clock_timestamp()::timestamptz(3) AS at) AS moved
   WHERE ${HELD}${durable ? "" : ` AND ${ASYNC_COMMIT}`}
@@ -105,8 +113,9 @@ const moveStatement = (durable: boolean) => `UPDATE idempotency_keys
 
 const COMPLETE = `UPDATE idempotency_keys
     SET state = 'complete', recovery_point = 'finished', response_status = $3::int,
-        response_headers = $4::jsonb, response_body = $5::jsonb, completed_at = clock_timestamp(),
-        lease_owner = NULL, lease_expires_at = NULL
+        response_headers = $4::jsonb, response_body = $5::jsonb, completed_at = moved.at,
+        points_reached = ${pointsReached("$6")}, lease_owner = NULL, lease_expires_at = NULL
+   FROM (SELECT clock_timestamp()::timestamptz(3) AS at) AS moved
   WHERE ${HELD}
   RETURNING id`;
 
@@ -239,14 +248,19 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
     return this.connection.query<AbandonedKey>(FIND_ABANDONED, [limit]);
   }
 
-  async commitPhase(claim: Claim, phase: (tx: Tx) => Promise<KeyMove>): Promise<KeyMove> {
+  async commitPhase(
+    claim: Claim,
+    phase: (tx: Tx) => Promise<KeyMove>,
+    passing?: string,
+  ): Promise<KeyMove> {
     const { move, reachedAt } = await this.connection
       .transaction(async (tx, query) => {
         const decided = await phase(tx);
         // Last, so the key's row is locked only for the commit; if another
         // attempt took it over meanwhile, this matches nothing and the throw
         // rolls back the phase's writes with it.
-        return { move: decided, reachedAt: await this.applyMove(query, claim, decided, true) };
+        const reached = await this.applyMove(query, claim, decided, { durable: true, passing });
+        return { move: decided, reachedAt: reached };
       })
       .catch(async (error: unknown) => {
         throw (await this.lostMeanwhile(claim, error)) ? new LeaseLostError(claim.keyId) : error;
@@ -274,7 +288,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
       this.connection.query.bind(this.connection),
       claim,
       move,
-      durable,
+      { durable },
     );
     this.follow(claim, move, reachedAt);
   }
@@ -284,7 +298,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
     query: SqlConnection<Tx>["query"],
     claim: Claim,
     move: KeyMove,
-    durable: boolean,
+    { durable, passing }: { durable: boolean; passing?: string },
   ): Promise<Date | undefined> {
     const held = [claim.keyId, claim.leaseOwner];
     if ("response" in move) {
@@ -294,6 +308,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
         status,
         JSON.stringify(headers),
         JSON.stringify(body ?? null),
+        passing ?? null,
       ]);
       if (rows.length !== 1) throw new LeaseLostError(claim.keyId);
       return undefined;
@@ -303,6 +318,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
       move.to,
       JSON.stringify(move.progress),
       this.timings.leaseSeconds,
+      passing ?? null,
     ]);
     if (!row) throw new LeaseLostError(claim.keyId);
     return new Date(row.point_reached_at);

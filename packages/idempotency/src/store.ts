@@ -24,10 +24,16 @@ export interface KeyStore<Tx> {
   /**
    * Runs an atomic phase in a transaction and, in the same commit, moves
    * the key as its step says: on to the next point (renewing the lease) or
-   * complete with its response. Throws LeaseLostError, writing nothing, when
-   * the key is no longer this claim's.
+   * complete with its response. `passing` names the point a side effect's
+   * answer took the key to without a commit of its own: it is recorded
+   * among the points reached, in this commit. Throws LeaseLostError,
+   * writing nothing, when the key is no longer this claim's.
    */
-  commitPhase(claim: Claim, phase: (tx: Tx) => Promise<KeyMove>): Promise<KeyMove>;
+  commitPhase(
+    claim: Claim,
+    phase: (tx: Tx) => Promise<KeyMove>,
+    passing?: string,
+  ): Promise<KeyMove>;
   /**
    * Moves the key as a side effect's step says, in one statement. `durable:
    * false` lets it commit without waiting for the disk: losing it only sends
@@ -99,7 +105,13 @@ export interface AbandonedKey {
 }
 
 /** Where a phase sends the key: on to a point with what it keeps, or complete with the response. */
-export type KeyMove = { to: string; progress: JsonObject } | { response: StoredResponse };
+export type KeyMove = PointMove | { response: StoredResponse };
+
+/** A move on to a recovery point, with everything the phases kept so far. */
+export interface PointMove {
+  to: string;
+  progress: JsonObject;
+}
 
 /** Another attempt took the key over (this one's lease ran out); this attempt's writes were rolled back. */
 export class LeaseLostError extends Error {

@@ -117,6 +117,17 @@ function engineTests<Tx>(kind: StoreKind) {
       expect(await keyRow("k1")).toMatchObject({ state: "complete", recovery_point: "finished" });
     });
 
+    it("records every point the key passed, the service's answer's at the last commit, which wrote it", async () => {
+      await engine.run(operation, call("k1"));
+      const [row] = await database.rows<{ points: string[]; answer_in_last_commit: boolean }>(
+        `SELECT array(SELECT jsonb_object_keys(points_reached) ORDER BY 1) AS points,
+                (points_reached->>'recording')::timestamptz = completed_at AS answer_in_last_commit
+           FROM idempotency_keys WHERE scope = $1 AND idem_key = 'k1'`,
+        [scope],
+      );
+      expect(row).toEqual({ points: ["calling", "recording"], answer_in_last_commit: true });
+    });
+
     it("answers a repeat from the stored response and runs nothing again", async () => {
       const first = await engine.run(operation, call("k1"));
       const again = await engine.run(operation, call("k1", { amount: 100 }));
@@ -250,6 +261,25 @@ function engineTests<Tx>(kind: StoreKind) {
       });
     }
 
+    it("dies in the phase after the service answered: the answer was never written alone, so the retry asks again under the same key", async () => {
+      crashAt = "in-last-phase";
+      expect(await engine.run(operation, call("k1"))).toEqual({ kind: "internal-error" });
+      crashAt = undefined;
+      expect(await keyRow("k1")).toMatchObject({
+        state: "in_flight",
+        recovery_point: "calling",
+        progress: {},
+      });
+      await expireLease("k1");
+      expect(await engine.run(operation, call("k1"))).toMatchObject({
+        kind: "completed",
+        stored: { body: { receipt: "receipt-1-100" } },
+      });
+      expect(service.calls).toBe(2);
+      expect(service.effects).toBe(1);
+      expect(await effects("recorded")).toBe(1);
+    });
+
     it("is taken over by a retry once its lease runs out, and resumed where it stopped", async () => {
       crashAt = "after-call";
       await engine.run(operation, call("k1"));
@@ -345,7 +375,8 @@ function engineTests<Tx>(kind: StoreKind) {
       });
       const loopingEngine = createEngine({ store: engine.store, operations: [looping] });
       expect(await loopingEngine.run(looping, call("k1"))).toEqual({ kind: "internal-error" });
-      expect(await keyRow("k1")).toMatchObject({ state: "in_flight", recovery_point: "recording" });
+      // The service's answer was to commit with that phase, so the key is back at the call.
+      expect(await keyRow("k1")).toMatchObject({ state: "in_flight", recovery_point: "calling" });
     });
 
     it("will not run an operation the engine could not recover", async () => {

@@ -185,6 +185,33 @@ function contractTests<Tx>(kind: StoreKind) {
       expect(await effectsOf(request.scope)).toBe(1);
     });
 
+    it("records the point a side effect's answer passed through, in the commit that moves on or completes", async () => {
+      const moving = await claimFresh();
+      await movePhase(moving.claim, moving.request, "calling");
+      await store.commitPhase(
+        moving.claim,
+        async () => ({ to: "shipping", progress: { receipt: "r1" } }),
+        "recording",
+      );
+      const moved = await keyRow(moving.request);
+      expect(moved).toMatchObject({ recovery_point: "shipping", progress: { receipt: "r1" } });
+      const points = moved?.points_reached as Record<string, string>;
+      expect(Object.keys(points).sort()).toEqual(["calling", "recording", "shipping"]);
+      expect(Date.parse(points.recording!)).toBe((moved?.point_reached_at as Date).getTime());
+
+      const completing = await claimFresh();
+      await movePhase(completing.claim, completing.request, "calling");
+      await store.commitPhase(completing.claim, async () => ({ response: RESPONSE }), "recording");
+      const completed = await keyRow(completing.request);
+      expect(Object.keys(completed?.points_reached as object).sort()).toEqual([
+        "calling",
+        "recording",
+      ]);
+      expect(Date.parse((completed?.points_reached as { recording: string }).recording)).toBe(
+        (completed?.completed_at as Date).getTime(),
+      );
+    });
+
     it("writes nothing when it throws: neither its rows nor the move", async () => {
       const { request, claim } = await claimFresh();
       await expect(
