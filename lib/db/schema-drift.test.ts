@@ -206,7 +206,9 @@ describe("schema.prisma and the SQL migrations", () => {
           },
         });
         expect(
-          await client.idempotencyKeyRequest.findUniqueOrThrow({ where: { id: request.id } }),
+          await client.idempotencyKeyRequest.findUniqueOrThrow({
+            where: { keyId_nth: { keyId: key.id, nth: request.nth } },
+          }),
         ).toEqual(request);
       }
 
@@ -307,35 +309,43 @@ describe("schema.prisma and the SQL migrations", () => {
     });
   });
 
-  it("delete a key's recorded requests and their counter with the key", async () => {
+  it("delete a key's recorded requests and their counter with the key, and no other key's", async () => {
     await withMigratedClient(async (client) => {
       const account = await client.account.create({
         data: { tokenHash: "r".repeat(64), kind: "api" },
       });
-      const key = await client.idempotencyKey.create({
-        data: {
-          scope: account.id,
-          idemKey: "k",
-          operation: "checkout",
-          fingerprint: "f".repeat(64),
-          recoveryPoint: "claimed",
-          expiresAt: new Date(),
-          requestCount: { create: { seen: 1 } },
-          requests: {
-            create: {
-              nth: 1,
-              requestId: "req-1",
-              receivedAt: new Date(),
-              answeredAt: new Date(),
-              status: 201,
-              answer: "completed",
-            },
+      const keyWithRequests = async (idemKey: string) => {
+        const key = await client.idempotencyKey.create({
+          data: {
+            scope: account.id,
+            idemKey,
+            operation: "checkout",
+            fingerprint: "f".repeat(64),
+            recoveryPoint: "claimed",
+            expiresAt: new Date(),
           },
-        },
-      });
-      await client.idempotencyKey.delete({ where: { id: key.id } });
-      expect(await client.idempotencyKeyRequest.count({ where: { keyId: key.id } })).toBe(0);
-      expect(await client.idempotencyKeyRequestCount.count({ where: { keyId: key.id } })).toBe(0);
+        });
+        await client.idempotencyKeyRequestCount.create({ data: { keyId: key.id, seen: 2 } });
+        await client.idempotencyKeyRequest.createMany({
+          data: [1, 2].map((nth) => ({
+            keyId: key.id,
+            nth,
+            requestId: `req-${idemKey}-${nth}`,
+            receivedAt: new Date(),
+            answeredAt: new Date(),
+            status: 201,
+            answer: "completed" as const,
+          })),
+        });
+        return key;
+      };
+      const gone = await keyWithRequests("gone");
+      const kept = await keyWithRequests("kept");
+      await client.idempotencyKey.delete({ where: { id: gone.id } });
+      expect(await client.idempotencyKeyRequest.count({ where: { keyId: gone.id } })).toBe(0);
+      expect(await client.idempotencyKeyRequestCount.count({ where: { keyId: gone.id } })).toBe(0);
+      expect(await client.idempotencyKeyRequest.count({ where: { keyId: kept.id } })).toBe(2);
+      expect(await client.idempotencyKeyRequestCount.count({ where: { keyId: kept.id } })).toBe(1);
     });
   });
 
