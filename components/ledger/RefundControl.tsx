@@ -63,9 +63,14 @@ export function RefundControl({ orderId, charged, reserved, currency }: RefundCo
   // from the records) changes what sits under the pointer: marked before the
   // next click can arrive, so the second click of a double-click is never a
   // press of the button in its new state (a refund that settled in 100 ms,
-  // then a second refund of what is left).
+  // then a second refund of what is left). Not when the control first
+  // appears: nothing was replaced, and two quick presses of a fresh page's
+  // button (an amount refused, then corrected) are two presses.
+  const step = useRef<string | null>(null);
   useLayoutEffect(() => {
-    guard.changed();
+    const now = `${phase.kind} ${refreshing}`;
+    if (step.current !== null && step.current !== now) guard.changed();
+    step.current = now;
   }, [phase.kind, refreshing, guard]);
 
   // Refunded in full: the form goes, and the outcome takes its focus.
