@@ -93,19 +93,19 @@ const FIND_ABANDONED = `SELECT id::text AS "keyId", scope, idem_key AS key, oper
 const HELD = `id = $1::uuid AND lease_owner = $2::uuid AND state = 'in_flight'`;
 
 /**
- * The points a move records as reached at `moved.at`: the point a side
- * effect's answer passed through without a commit of its own (`$passing`,
- * NULL when none), then the one it moves to, if any.
+ * Records the points in `$6` (a text array) as reached at `moved.at`: the
+ * point a move goes to, and one a side effect's answer passed through
+ * without a commit of its own.
  */
-const pointsReached = (passing: string, to = "") =>
-  `points_reached || CASE WHEN ${passing}::text IS NULL THEN '{}' ELSE jsonb_build_object(${passing}::text, moved.at) END${to && ` || jsonb_build_object(${to}::text, moved.at)`}`;
+const POINTS_REACHED = `points_reached = points_reached ||
+          (SELECT coalesce(jsonb_object_agg(point, moved.at), '{}') FROM unnest($6::text[]) AS point)`;
 
 // clock_timestamp(), not now(): inside a phase's transaction now() is when
 // it began, and the lease is renewed from the moment of the move. Read once
 // (`moved.at`), so the point's records of its time agree.
 const moveStatement = (durable: boolean) => `UPDATE idempotency_keys
     SET recovery_point = $3::text, progress = $4::jsonb, point_reached_at = moved.at,
-        points_reached = ${pointsReached("$6", "$3")},
+        ${POINTS_REACHED},
         lease_expires_at = moved.at + make_interval(secs => $5::int)
    FROM (SELECT clock_timestamp()::timestamptz(3) AS at) AS moved
   WHERE ${HELD}${durable ? "" : ` AND ${ASYNC_COMMIT}`}
@@ -114,7 +114,7 @@ const moveStatement = (durable: boolean) => `UPDATE idempotency_keys
 const COMPLETE = `UPDATE idempotency_keys
     SET state = 'complete', recovery_point = 'finished', response_status = $3::int,
         response_headers = $4::jsonb, response_body = $5::jsonb, completed_at = moved.at,
-        points_reached = ${pointsReached("$6")}, lease_owner = NULL, lease_expires_at = NULL
+        ${POINTS_REACHED}, lease_owner = NULL, lease_expires_at = NULL
    FROM (SELECT clock_timestamp()::timestamptz(3) AS at) AS moved
   WHERE ${HELD}
   RETURNING id`;
@@ -308,7 +308,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
         status,
         JSON.stringify(headers),
         JSON.stringify(body ?? null),
-        passing ?? null,
+        passing ? [passing] : [],
       ]);
       if (rows.length !== 1) throw new LeaseLostError(claim.keyId);
       return undefined;
@@ -318,7 +318,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
       move.to,
       JSON.stringify(move.progress),
       this.timings.leaseSeconds,
-      passing ?? null,
+      passing ? [passing, move.to] : [move.to],
     ]);
     if (!row) throw new LeaseLostError(claim.keyId);
     return new Date(row.point_reached_at);
