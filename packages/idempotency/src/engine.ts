@@ -26,7 +26,8 @@ import type { StoredResponse } from "./stored-response.js";
  * The server algorithm, for any operation:
  *
  *   1. parse the body (nothing is written when it is refused),
- *   2. claim the key, or answer from its row (a replay, a 409, a 422),
+ *   2. claim the key, or answer from its row (a replay, a 409, a 422); an
+ *      operation that starts with a side effect records it with the claim,
  *   3. admit a request that claimed a new key (a rate limit, say), or
  *      release the claim,
  *   4. run the phases from the key's recovery point: each atomic phase's
@@ -60,7 +61,8 @@ export interface KeyedCall {
 export interface RunOptions<Refusal> {
   /**
    * Whether a request that claimed a new key may go on: undefined admits,
-   * anything else refuses (and is returned), releasing the claim. Asked once
+   * anything else refuses (and is returned), releasing the claim; so does a
+   * throw, answered as the engine answers any failure. Asked once
    * per new key, right after its claim, so exactly the requests that claim
    * are counted; never for an answer the key's row gives, nor for a
    * takeover, which resumes a request admitted when it first claimed.
@@ -127,6 +129,7 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
         fingerprint,
         request: "stored" in parsed ? parsed.stored : call.body,
         firstPoint: operation.phases[0]!.point,
+        progress: operation.progressAtClaim?.(parsed.input),
       });
       switch (claimed.kind) {
         case "replay":
@@ -140,7 +143,7 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
       runOptions.onClaimed?.(claim, request);
       const { admit } = runOptions;
       if (admit && !claim.tookOver) {
-        const refusal = await admitOrRelease(store, reporter, claim, admit);
+        const refusal = await admitOrRelease({ store, reporter }, claim, admit);
         if (refusal !== undefined) return refusal;
       }
       return attempt({ store, reporter }, operation, claim, request, parsed.input);
@@ -182,22 +185,23 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
 
 /**
  * Asks to admit a request whose new key it has just claimed. Nothing has
- * happened under a claim this young, so a refusal (or a failure to decide)
- * releases it: the same key works once the request is admitted.
+ * happened under a claim this young, so a refusal releases it (the same key
+ * works once the request is admitted), and so does a failure to decide,
+ * answered as any failure is.
  */
 async function admitOrRelease<Tx, Refusal>(
-  store: KeyStore<Tx>,
-  reporter: Reporter,
+  parts: Parts<Tx>,
   claim: Claim,
   admit: () => Promise<Refusal | undefined>,
-): Promise<Refusal | undefined> {
+): Promise<Refusal | Outcome | undefined> {
+  const { store, reporter } = parts;
   try {
     const refusal = await admit();
     if (refusal !== undefined) await releaseQuietly(store, reporter, claim);
     return refusal;
   } catch (error) {
     await releaseQuietly(store, reporter, claim);
-    throw error;
+    return failureOutcome(parts, error, claim);
   }
 }
 
@@ -225,8 +229,12 @@ async function attempt<Input, Tx>(
   input: Input,
 ): Promise<Outcome> {
   const { store, reporter } = parts;
-  // Where this attempt took the key up (-1 for a point the operation no longer has, which fails below).
-  const startedAt = operation.phases.findIndex((phase) => phase.point === claim.point);
+  // The phase at which this attempt took the key over, or -1: every phase
+  // after it, this attempt reached itself (all of them, for a new claim).
+  // Also -1 for a point the operation no longer has, which fails below.
+  const startedAt = claim.tookOver
+    ? operation.phases.findIndex((phase) => phase.point === claim.point)
+    : -1;
   const position: AttemptPosition = { claim };
   try {
     const stored = await runPhases(store, operation, position, request, input);
@@ -242,8 +250,8 @@ async function attempt<Input, Tx>(
 
 /**
  * Whether a failed attempt may delete its key, so that a retry starts
- * afresh: while the key never moved and no side effect answered, nothing
- * but the claim was written; a side effect that this attempt asked and the
+ * afresh: while the key never reached a recovery point and no side effect
+ * answered, nothing but the claim was written; a side effect that this attempt asked and the
  * service refused outright released it too, if its phase says nothing
  * before it wrote anything.
  */

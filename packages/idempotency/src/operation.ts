@@ -16,9 +16,11 @@ import type { StoredResponse } from "./stored-response.js";
  *   attempt, takeover and resume, so the service does it once; its result is
  *   kept with the key's move to the next point.
  *
- * The first phase is atomic: a side effect runs only after a durable commit
- * has recorded that it may happen, so that a crash can never leave an
- * effect the database does not know about.
+ * A side effect runs only after a durable commit has recorded that it may
+ * happen, so that a crash can never leave an effect the database does not
+ * know about: the commit of an atomic phase before it, or, when the
+ * operation starts with the side effect, the claim itself, which then
+ * records `progressAtClaim` and commits durably.
  */
 export interface Operation<Input, Tx> {
   /** Names the operation in its keys' rows, so the recovery worker knows who resumes them. */
@@ -31,6 +33,13 @@ export interface Operation<Input, Tx> {
    */
   parse(json: unknown): ParseResult<Input>;
   readonly phases: readonly Phase<Input, Tx>[];
+  /**
+   * For an operation whose first phase is a side effect (and only then):
+   * what its claim keeps with the key. The claim inserts the key at that
+   * phase's point with this progress and commits durably, so one commit
+   * records both the claim and that the side effect may happen.
+   */
+  progressAtClaim?(input: Input): JsonObject;
 }
 
 export type ParseResult<Input> =
@@ -122,9 +131,13 @@ export function defineOperation<Input, Tx>(operation: Operation<Input, Tx>): Ope
     throw new Error(`An operation's name has 1 to ${MAX_NAME_LENGTH} characters: "${name}"`);
   const [first] = phases;
   if (!first) throw new Error(`Operation ${name} has no phases`);
-  if (first.kind !== "atomic")
+  if (first.kind === "side-effect" && !operation.progressAtClaim)
     throw new Error(
-      `Operation ${name} starts with a side effect; its first phase must be atomic, so that a durable commit records the side effect before it happens`,
+      `Operation ${name} starts with a side effect but has no progressAtClaim: its claim must record the side effect, durably, before it happens`,
+    );
+  if (first.kind === "atomic" && operation.progressAtClaim)
+    throw new Error(
+      `Operation ${name} starts with an atomic phase, whose commit records what the claim would: progressAtClaim is for an operation that starts with a side effect`,
     );
   const points = new Set<string>();
   for (const { point } of phases) {

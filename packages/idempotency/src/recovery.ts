@@ -7,9 +7,9 @@ import type { AbandonedKey } from "./store.js";
  * longer than a lease and one run's interval even if its client never
  * retries.
  *
- * - A key that never moved past its first point: nothing but the claim was
+ * - A key that never reached a recovery point: nothing but the claim was
  *   written, so it is released, and a retry starts afresh.
- * - A key that moved: its operation is resumed at its recovery point, from
+ * - A key that did: its operation is resumed at its recovery point, from
  *   the request stored with the key (a side effect asks again under the
  *   same side-effect key, so the service answers with its first result).
  *

@@ -6,9 +6,10 @@ import type pg from "pg";
  * request). PostgreSQL then reports the commit as a success, with only a
  * WARNING that it "has already committed locally, but might not have been
  * replicated to the standby": it exists on this primary alone, and a
- * failover loses it. Taken for durable, a `payment_started` lost that way
- * would let the provider charge a key whose row the new primary never saw,
- * and the retry would charge again under a new row.
+ * failover loses it. Taken for durable, a claim that puts its key at a side
+ * effect's point (a checkout's `payment_started`) lost that way would let
+ * the provider charge a key whose row the new primary never saw, and the
+ * retry would charge again under a new row.
  *
  * So the hot path's statements run on a connection whose notices are read,
  * and such a commit is an error, which the engine treats like a database

@@ -35,7 +35,7 @@ export interface SqlConnection<Tx> {
 /**
  * When a key past its time to live may be deleted (by the reaper, or by a
  * claim that then starts it afresh): when it is complete, or when it never
- * moved past its first point and nobody holds it, since then nothing but the
+ * reached a recovery point and nobody holds it, since then nothing but the
  * claim was written. A key that moved is never deleted while in flight,
  * however old: an effect may exist, and the recovery worker finishes it.
  */
@@ -46,9 +46,10 @@ export const DISPOSABLE_WHEN_EXPIRED = `(expires_at <= now()
  * Lets the statement's transaction commit without waiting for its WAL to
  * reach the disk (SET LOCAL, inside the statement, so it ends with its
  * transaction, as a pooler in transaction mode needs). Only for writes whose
- * loss in a crash is harmless: the claim (lost, nothing happened: the first
- * phase's commit is durable and flushes it) and a side effect's result (lost,
- * the key is back at the side effect, which asks again under the same key).
+ * loss in a crash is harmless: a claim that only holds the key (lost,
+ * nothing happened: the first phase's commit is durable and flushes it) and
+ * a side effect's result (lost, the key is back at the side effect, which
+ * asks again under the same key).
  */
 const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
 
@@ -58,22 +59,34 @@ const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
 // told to retry (409).
 const MAX_CLAIM_PASSES = 3;
 
-const CLAIM = `WITH existing AS (
+/**
+ * The claim: reads the key's row and, when there is none, inserts it, in one
+ * statement. `reaching` claims, given `$10` (the progress), insert the key
+ * as having reached its first point, and commit durably, since a side effect
+ * may follow at once; the others only hold the key, and commit without
+ * waiting for the disk.
+ */
+const claimStatement = (reaching: boolean) => `WITH existing AS (
     SELECT id, fingerprint, state = 'complete' AS complete, ${DISPOSABLE_WHEN_EXPIRED} AS disposable,
            coalesce(lease_expires_at <= now(), false) AS lease_expired,
            response_status, response_headers, response_body
       FROM idempotency_keys WHERE scope = $1 AND idem_key = $2
   ), claimed AS (
     INSERT INTO idempotency_keys (scope, idem_key, operation, fingerprint, request, recovery_point,
-                                  lease_owner, lease_expires_at, expires_at)
-    SELECT $1, $2, $3, $4, $5::jsonb, $6, $7::uuid,
-           now() + make_interval(secs => $8::int), now() + make_interval(secs => $9::int)
-     WHERE NOT EXISTS (SELECT FROM existing) AND ${ASYNC_COMMIT}
+                                  lease_owner, lease_expires_at, expires_at,
+                                  progress, point_reached_at, points_reached)
+    SELECT $1, $2, $3, $4, $5::jsonb, $6::text, $7::uuid,
+           now() + make_interval(secs => $8::int), now() + make_interval(secs => $9::int),
+           ${reaching ? `$10::jsonb, now(), jsonb_build_object($6, now()::timestamptz(3))` : `'{}', NULL, '{}'`}
+     WHERE NOT EXISTS (SELECT FROM existing)${reaching ? "" : ` AND ${ASYNC_COMMIT}`}
     ON CONFLICT (scope, idem_key) DO NOTHING
     RETURNING id, created_at
   )
   SELECT (SELECT id::text FROM claimed) AS claimed_id, (SELECT created_at FROM claimed) AS created_at,
          (SELECT to_jsonb(existing) FROM existing) AS existing`;
+
+const CLAIM = claimStatement(false);
+const CLAIM_REACHING = claimStatement(true);
 
 const DELETE_IF_DISPOSABLE = `DELETE FROM idempotency_keys WHERE id = $1::uuid AND ${DISPOSABLE_WHEN_EXPIRED}`;
 
@@ -180,11 +193,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
     const { leaseSeconds, ttlSeconds } = this.timings;
     for (let pass = 0; pass < MAX_CLAIM_PASSES; pass++) {
       const leaseOwner = randomUUID();
-      const [row] = await this.connection.query<{
-        claimed_id: string | null;
-        created_at: Date | string | null;
-        existing: ExistingKeyRow | null;
-      }>(CLAIM, [
+      const values = [
         request.scope,
         request.key,
         request.operation,
@@ -194,14 +203,23 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
         leaseOwner,
         leaseSeconds,
         ttlSeconds,
-      ]);
+      ];
+      const { progress } = request;
+      const [row] = await this.connection.query<{
+        claimed_id: string | null;
+        created_at: Date | string | null;
+        existing: ExistingKeyRow | null;
+      }>(
+        progress ? CLAIM_REACHING : CLAIM,
+        progress ? [...values, JSON.stringify(progress)] : values,
+      );
       if (row?.claimed_id) {
         const claim: Claim = {
           keyId: row.claimed_id,
           leaseOwner,
           point: request.firstPoint,
-          progress: {},
-          moved: false,
+          progress: progress ?? {},
+          moved: progress !== undefined,
           pointReachedAt: new Date(row.created_at!),
           sideEffectGeneration: 0,
           tookOver: false,

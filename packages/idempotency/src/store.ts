@@ -68,6 +68,13 @@ export interface ClaimRequest {
   request: unknown;
   /** The operation's first recovery point. */
   firstPoint: string;
+  /**
+   * When given, the key starts out having reached `firstPoint` (a side
+   * effect may happen from here), with this progress, and the claim commits
+   * durably. Otherwise it only holds the key, and need not be durable: lost
+   * in a crash, nothing had happened under it.
+   */
+  progress?: JsonObject;
 }
 
 /** Proof that this attempt holds the key: the lease owner is checked on every write. */
@@ -78,7 +85,10 @@ export interface Claim {
   point: string;
   /** What the phases so far kept with the key. */
   progress: JsonObject;
-  /** Whether the key ever moved past its first point: until it has, nothing but the claim was written. */
+  /**
+   * Whether the key ever reached a recovery point (by a move, or by a claim
+   * that recorded progress): until it has, nothing but the claim was written.
+   */
   moved: boolean;
   /** When the key reached its point, or its side-effect key changed, by the database's clock. */
   pointReachedAt: Date;

@@ -15,6 +15,7 @@ import {
   type StoreUnderTest,
 } from "./support/stores.js";
 import {
+  callFirstOperation,
   Crash,
   IdempotentService,
   ledgerOperation,
@@ -348,11 +349,122 @@ function engineTests<Tx>(kind: StoreKind) {
     );
   });
 
-  describe("defineOperation", () => {
-    it("refuses an operation that starts with a side effect", () => {
-      expect(() => defineOperation({ ...ledger({}), phases: [ledger({}).phases[1]!] })).toThrow(
-        /first phase must be atomic/,
+  describe("an operation that starts with its side effect", () => {
+    const callFirst = (options: Parameters<typeof callFirstOperation>[2] = {}) =>
+      callFirstOperation<Tx>(service, (tx, row) => underTest.writeEffect(tx, row), {
+        onPoint: (point) => {
+          if (point === crashAt) throw new Crash(point);
+        },
+        ...options,
+      });
+    const engineFor = (op: Operation<LedgerInput, Tx>) =>
+      createEngine({ store: engine.store, operations: [op] });
+
+    async function claimedRow(key: string) {
+      const [row] = await database.rows<{
+        recovery_point: string;
+        progress: unknown;
+        reached_at_claim: boolean;
+        points_reached: Record<string, string>;
+      }>(
+        `SELECT recovery_point, progress, point_reached_at = created_at AS reached_at_claim, points_reached
+           FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
+        [scope, key],
       );
+      return row;
+    }
+
+    it("claims the key at the side effect with what the claim records, and runs each phase once", async () => {
+      const op = callFirst();
+      let atCall: Awaited<ReturnType<typeof claimedRow>>;
+      const held = callFirst({ beforeCall: async () => void (atCall = await claimedRow("k1")) });
+      expect(await engineFor(held).run(held, call("k1", { amount: 250 }))).toMatchObject({
+        kind: "completed",
+        stored: { body: { receipt: "receipt-1-250" } },
+      });
+      expect(atCall!).toMatchObject({
+        recovery_point: "calling",
+        progress: { amount: 250 },
+        reached_at_claim: true,
+      });
+      expect(Object.keys(atCall!.points_reached)).toEqual(["calling"]);
+      expect(service.calls).toBe(1);
+      expect(await effects("recorded")).toBe(1);
+      expect(await engineFor(op).run(op, call("k1", { amount: 250 }))).toMatchObject({
+        kind: "replay",
+      });
+    });
+
+    it("keeps the key when the side effect fails before it could tell whether it called: the recovery worker calls once", async () => {
+      let failing = true;
+      const op = callFirst({
+        beforeCall: async () => {
+          if (failing) throw new Error("died before the call");
+        },
+      });
+      const opEngine = engineFor(op);
+      expect(await opEngine.run(op, call("k1"))).toEqual({ kind: "internal-error" });
+      expect(await keyRow("k1")).toMatchObject({ state: "in_flight", recovery_point: "calling" });
+      await expireLease("k1");
+      failing = false;
+      expect(await recoverAbandonedKeys(opEngine, { batchSize: 10 })).toMatchObject({ failed: 0 });
+      expect(await keyRow("k1")).toMatchObject({ state: "complete" });
+      expect(service.calls).toBe(1);
+      expect(await effects("recorded")).toBe(1);
+    });
+
+    it("releases a new key whose first call the service refused outright, when the phase allows it", async () => {
+      const op = callFirst({ rejectionReleasesKey: true });
+      service.nextFailure = "rejected";
+      expect(await engineFor(op).run(op, call("k1"))).toMatchObject({
+        kind: "dependency-rejected",
+      });
+      expect(await keyRow("k1")).toBeUndefined();
+      expect(await engineFor(op).run(op, call("k1"))).toMatchObject({ kind: "completed" });
+      expect(service.effects).toBe(1);
+    });
+
+    it("keeps a taken-over key the service refuses: the attempt before may have called with success", async () => {
+      const op = callFirst({ rejectionReleasesKey: true });
+      const opEngine = engineFor(op);
+      crashAt = "after-call";
+      expect(await opEngine.run(op, call("k1"))).toEqual({ kind: "internal-error" });
+      crashAt = undefined;
+      await expireLease("k1");
+      service.nextFailure = "rejected";
+      expect(await opEngine.run(op, call("k1"))).toMatchObject({ kind: "dependency-rejected" });
+      expect(await keyRow("k1")).toMatchObject({ state: "in_flight", recovery_point: "calling" });
+      expect(await opEngine.run(op, call("k1"))).toMatchObject({ kind: "completed" });
+      expect(service.effects).toBe(1);
+    });
+
+    it("releases the key when admission refuses, or fails to decide, before anything is called", async () => {
+      const op = callFirst();
+      const opEngine = engineFor(op);
+      expect(await opEngine.run(op, call("k1"), { admit: async () => "too many" as const })).toBe(
+        "too many",
+      );
+      expect(await keyRow("k1")).toBeUndefined();
+      const failing = async (): Promise<undefined> => {
+        throw new Error("the rate limit's store is down");
+      };
+      expect(await opEngine.run(op, call("k1"), { admit: failing })).toEqual({
+        kind: "internal-error",
+      });
+      expect(await keyRow("k1")).toBeUndefined();
+      expect(service.calls).toBe(0);
+      expect(await opEngine.run(op, call("k1"))).toMatchObject({ kind: "completed" });
+    });
+  });
+
+  describe("defineOperation", () => {
+    it("refuses an operation that starts with a side effect unless its claim records it", () => {
+      expect(() => defineOperation({ ...ledger({}), phases: [ledger({}).phases[1]!] })).toThrow(
+        /starts with a side effect but has no progressAtClaim/,
+      );
+      expect(() =>
+        defineOperation({ ...ledger({}), progressAtClaim: ({ amount }) => ({ amount }) }),
+      ).toThrow(/progressAtClaim is for an operation that starts with a side effect/);
     });
 
     it("refuses two phases at one point, and the completed key's point", () => {

@@ -20,8 +20,8 @@ const sendGift = defineOperation<{ to: string }, PgTransaction>({
     typeof (json as { to?: unknown })?.to === "string"
       ? { ok: true, input: { to: (json as { to: string }).to } }
       : { ok: false, detail: "`to` is required.", errors: [{ path: "to", message: "a string" }] },
+  progressAtClaim: () => ({}),
   phases: [
-    { kind: "atomic", point: "started", run: async () => ({ to: "sending" }) },
     {
       kind: "side-effect",
       point: "sending",

@@ -111,6 +111,23 @@ function contractTests<Tx>(kind: StoreKind) {
       });
     });
 
+    it("claims a key at its first point, reached, when the claim records progress: a side effect may follow at once", async () => {
+      const { request, claim } = await claimFresh(claimRequest({ progress: { amount: 7 } }));
+      expect(claim).toMatchObject({ point: "started", moved: true, progress: { amount: 7 } });
+      const row = await keyRow(request);
+      expect(row).toMatchObject({
+        state: "in_flight",
+        recovery_point: "started",
+        progress: { amount: 7 },
+        point_reached_at: row!.created_at,
+      });
+      expect(claim.pointReachedAt).toEqual(row!.created_at);
+      expect(Object.keys(row!.points_reached as object)).toEqual(["started"]);
+      expect(Date.parse((row!.points_reached as { started: string }).started)).toBe(
+        (row!.created_at as Date).getTime(),
+      );
+    });
+
     it("answers in-flight while another attempt holds the key", async () => {
       const { request } = await claimFresh();
       expect(await store.claim(request)).toEqual({ kind: "in-flight" });
@@ -354,6 +371,17 @@ function contractTests<Tx>(kind: StoreKind) {
       expect(await store.claim(request)).toMatchObject({
         kind: "claimed",
         claim: { keyId: claim.keyId, point: "calling", tookOver: true },
+      });
+    });
+
+    it("takes over an abandoned key whose claim recorded progress, with it, since its side effect may have happened", async () => {
+      const { request, claim } = await claimFresh(claimRequest({ progress: { amount: 7 } }));
+      await expireKey(request);
+      await expireLease(request);
+      expect(await store.deleteExpired(100)).toBeGreaterThanOrEqual(0);
+      expect(await store.claim(request)).toMatchObject({
+        kind: "claimed",
+        claim: { keyId: claim.keyId, point: "started", moved: true, progress: { amount: 7 } },
       });
     });
 

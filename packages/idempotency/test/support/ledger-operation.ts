@@ -124,3 +124,38 @@ export function ledgerOperation<Tx>(
     ],
   });
 }
+
+/**
+ * A two-phase operation that starts with its side effect, as a checkout
+ * does: the claim records the amount (progressAtClaim), then the service is
+ * called with it, then a row and the response are recorded (atomic).
+ */
+export function callFirstOperation<Tx>(
+  service: Service,
+  writeEffect: (tx: Tx, row: { scope: string; label: string; keyId: string }) => Promise<void>,
+  options: {
+    name?: string;
+    onPoint?: (point: CrashPoint) => void;
+    beforeCall?: () => Promise<void>;
+    rejectionReleasesKey?: boolean;
+  } = {},
+): Operation<LedgerInput, Tx> {
+  const ledger = ledgerOperation(service, writeEffect, options);
+  const [, calling, recording] = ledger.phases;
+  if (calling?.kind !== "side-effect" || !recording) throw new Error("the ledger's phases changed");
+  return defineOperation<LedgerInput, Tx>({
+    ...ledger,
+    name: options.name ?? "call-first",
+    progressAtClaim: ({ amount }) => ({ amount }),
+    phases: [
+      {
+        ...calling,
+        rejectionReleasesKey: options.rejectionReleasesKey,
+        // The amount the claim recorded, not this attempt's, as a resume must.
+        run: (context) =>
+          calling.run({ ...context, input: { amount: Number(context.progress.amount) } }),
+      },
+      recording,
+    ],
+  });
+}
