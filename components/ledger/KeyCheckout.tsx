@@ -11,13 +11,13 @@ export function checkoutSteps({ reached }: CheckoutKeyInspection): KeyStep[] {
     {
       point: "claimed",
       label: "Claimed",
-      what: "the server took the key for one attempt, before doing anything else",
+      what: "the server took the key for one attempt and stored the cart with it, in one commit, before anything else",
       at: reached.claimed,
     },
     {
       point: "paymentStarted",
       label: "Payment started",
-      what: "the cart was stored, then the payment provider asked to charge it",
+      what: "from then on, the payment provider may be asked to charge that cart, under the provider key below",
       at: reached.paymentStarted,
     },
     {

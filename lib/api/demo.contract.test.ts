@@ -90,10 +90,15 @@ describe("slow network", () => {
     const body = cartBody();
 
     const first = postOrder({ token: shopper.token, key, body });
-    // The first attempt has claimed the key and is being held before the charge.
+    // The first attempt has claimed the key (its claim records the payment's
+    // start) and is being held before the charge.
     await expect
       .poll(() => keyRow(shopper.id, key))
-      .toMatchObject({ state: "in_flight", recovery_point: "claimed", response_status: null });
+      .toMatchObject({
+        state: "in_flight",
+        recovery_point: "payment_started",
+        response_status: null,
+      });
     const overlapping = await postOrder({ token: shopper.token, key, body });
     expect(overlapping.response.status).toBe(409);
     expect(overlapping.response.headers.get("retry-after")).toBe("1");

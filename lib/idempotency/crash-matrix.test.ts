@@ -47,7 +47,7 @@ const RUNS_PER_POINT = Number(process.env.CRASH_RUNS ?? 2);
 const REFUND_RUNS_PER_POINT = Number(process.env.CRASH_RUNS ?? 1);
 /** Each crash point, and how far a checkout and a refund had got by then (the key's recovery point). */
 const CRASH_POINTS = [
-  ["crash-after-claim", "claimed", "claimed"],
+  ["crash-after-claim", "payment_started", "claimed"],
   ["crash-after-charge", "payment_started", "refund_started"],
   ["crash-before-commit", "payment_started", "refund_started"],
   ["crash-after-commit", "finished", "finished"],

@@ -181,13 +181,14 @@ describe("a database outage", () => {
     });
 
     const inFlight = order(account.token, key, body);
-    // Cut once the claim is made (the held checkout waits at "claimed"), not
-    // after a guess: a cut before the claim tests a refused connection instead.
+    // Cut once the claim is made (the held checkout waits at
+    // "payment_started", where its claim put it), not after a guess: a cut
+    // before the claim tests a refused connection instead.
     await expect
       .poll(async () => (await rowsAt(directUrl).keyRow(account.id, key))?.recovery_point, {
         interval: 50,
       })
-      .toBe("claimed");
+      .toBe("payment_started");
     await proxy.cut();
     try {
       await expect503(await inFlight);

@@ -69,7 +69,7 @@ export function shopEngine<Tx>(parts: ShopEngineParts<Tx>): ShopEngine {
       // A request that asks for a fault runs its own copy of the operation, under the same name.
       const operation = fault ? checkoutOperation({ provider, orderRows, fault }) : checkout;
       return engine.run(operation, call, {
-        admit: admitCheckout({ accountId: call.scope, limit, holdBeforeChargeMs }),
+        admit: admitCheckout({ accountId: call.scope, limit, holdBeforeChargeMs, fault }),
         // From here on, every line names the key's row and the provider key
         // to find its charge by, even the lines of an attempt that fails before it charges.
         onClaimed: (claim, request) =>

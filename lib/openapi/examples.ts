@@ -93,8 +93,8 @@ const keyInspection: ResponseBody<"IdempotencyKey"> = {
   recoveryPoint: "finished",
   reached: {
     claimed: "2026-12-06T02:00:37.477Z",
-    paymentStarted: "2026-12-06T02:00:37.511Z",
-    charged: "2026-12-06T02:00:37.543Z",
+    paymentStarted: "2026-12-06T02:00:37.477Z",
+    charged: "2026-12-06T02:00:37.553Z",
     finished: "2026-12-06T02:00:37.553Z",
   },
   lease: null,

@@ -33,8 +33,9 @@ import {
  * charge it, record the outcome. The engine runs it at most once per
  * (account, key) and resumes it at the phase where an earlier attempt died:
  *
- *   claimed          atomic: records the cart to charge (payment_started),
- *                    durably, before the provider hears of it
+ *   (the claim)      records the cart to charge with the key, at
+ *                    payment_started, durably, before the provider hears
+ *                    of it (progressAtClaim)
  *   payment_started  side effect: asks the provider under the request's
  *                    provider key; its answer (charged) is kept with the
  *                    key in the next phase's commit
@@ -64,21 +65,13 @@ export function checkoutOperation<Tx>(deps: CheckoutDeps<Tx>): Operation<PricedC
       const parsed = parseCheckoutRequest(json);
       return parsed.ok ? { ok: true, input: parsed.body, stored: parsed.request } : parsed;
     },
+    progressAtClaim: (cart) => ({ cart }),
     phases: [
-      {
-        kind: "atomic",
-        point: "claimed",
-        async run({ input }) {
-          // Nothing is written yet: a failure here releases the key.
-          injectFault(deps.fault, "after-claim");
-          return { to: "payment_started", progress: { cart: input } };
-        },
-      },
       {
         kind: "side-effect",
         point: "payment_started",
         sideEffectKey: providerKeyOf,
-        // The phase before it writes nothing but the key's move.
+        // Nothing before it writes anything but the key's claim.
         rejectionReleasesKey: true,
         run: (context) => charge(deps, context),
       },
@@ -87,7 +80,7 @@ export function checkoutOperation<Tx>(deps: CheckoutDeps<Tx>): Operation<PricedC
   });
 }
 
-/** What the phases keep with the key: the cart from payment_started on, the provider's answer at charged. */
+/** What the phases keep with the key: the cart from its claim on, the provider's answer at charged. */
 const progressSchema = z.object({
   cart: pricedCartSchema.optional(),
   charge: chargeResultSchema.optional(),
@@ -115,14 +108,17 @@ export function providerKeyOf(request: KeyedRequest, generation: number): string
  * What a request that claimed a new key does before its first phase: the
  * account's rate limit (a refusal releases the claim), then the slow-network
  * demo's hold between the claim and the payment. It runs outside any
- * transaction, so a hold of seconds keeps no connection.
+ * transaction, so a hold of seconds keeps no connection. A failure here, the
+ * last moment nothing has been charged, releases the claim too.
  */
 export function admitCheckout(options: {
   accountId: string;
   limit?: RateLimit;
   holdBeforeChargeMs?: () => Promise<number>;
+  fault?: FaultName;
 }): () => Promise<RateLimitedOutcome | undefined> {
   return async () => {
+    injectFault(options.fault, "after-claim");
     if (options.limit) {
       const refusal = rateLimited(await options.limit.consume(options.accountId));
       if (refusal) return refusal;

@@ -47,18 +47,22 @@
 #define IN_FLIGHT 1
 #define COMPLETE  2
 
-/* idempotency_keys.recovery_point */
-#define CLAIMED         0
+/* idempotency_keys.recovery_point. A checkout's claim puts the key at
+ * payment_started (progressAtClaim), and the provider's answer commits with
+ * the order, so a key is never at claimed or charged. */
+#define NO_POINT        0   /* no row */
 #define PAYMENT_STARTED 1
-#define CHARGED         2
-#define FINISHED        3
+#define FINISHED        2
+
+/* my_rp of an attempt whose own claim made the row: it began before every phase */
+#define NEW_CLAIM 0
 
 /* The key row of one (account, Idempotency-Key): the unique index allows one. */
 byte row_state = ABSENT;
 byte row_id = NO_ROW;          /* its UUID, which the model also takes as its provider key: the worst
                                   case, since paymentProviderKey names the request and the rows of one
                                   request share it (docs/stores.md, "A provider key that outlives its row") */
-byte rp = CLAIMED;             /* recovery_point */
+byte rp = NO_POINT;            /* recovery_point */
 byte lease_owner = NOBODY;
 bool lease_expired = false;    /* lease_expires_at <= now() */
 bool ttl_expired = false;      /* expires_at <= now() */
@@ -80,13 +84,13 @@ byte attempts_ended = 0;
 /* takeOverKey: WHERE id = $keyId AND state = 'in_flight' AND lease_expires_at <= now() */
 #define TAKE_OVER_MATCHES(id) (row_id == (id) && row_state == IN_FLIGHT && lease_expired)
 
-/* DISPOSABLE_WHEN_EXPIRED (a complete row's recovery point is `finished`) */
+/* DISPOSABLE_WHEN_EXPIRED: complete, or never at a recovery point
+ * (point_reached_at IS NULL), which a checkout's key never is */
 #ifdef REAP_STARTED_KEYS
 #define DISPOSABLE (row_state != ABSENT && ttl_expired && \
   (row_state == COMPLETE || lease_expired))
 #else
-#define DISPOSABLE (row_state != ABSENT && ttl_expired && \
-  (row_state == COMPLETE || (rp == CLAIMED && lease_expired)))
+#define DISPOSABLE (row_state != ABSENT && ttl_expired && row_state == COMPLETE)
 #endif
 
 #ifdef NO_LEASE_CHECK_ON_COMPLETE
@@ -101,15 +105,16 @@ byte attempts_ended = 0;
 #define MAY_RELEASE(owner, id) HOLDS(owner, id)
 #endif
 
-/* the engine's attempt: earlierAttemptMayHaveActed, from the recovery point the
- * claim began at. Nothing after the charge needs my_rp, so the charge step
- * clears it, as it does every local once dead: two attempts that differ only
- * in what they no longer need are one state, which keeps the search small. */
-#define EARLIER_MAY_HAVE_ACTED (my_rp != CLAIMED)
+/* the engine's attempt (releasable): an attempt that took the key over may
+ * follow one that charged; one whose claim made the row cannot. Nothing after
+ * the charge needs my_rp, so the charge step clears it, as it does every
+ * local once dead: two attempts that differ only in what they no longer need
+ * are one state, which keeps the search small. */
+#define EARLIER_MAY_HAVE_ACTED (my_rp != NEW_CLAIM)
 
 /* Orders and payments keep their data when the key goes (ON DELETE SET NULL). */
 inline delete_row() {
-  row_state = ABSENT; row_id = NO_ROW; rp = CLAIMED;
+  row_state = ABSENT; row_id = NO_ROW; rp = NO_POINT;
   lease_owner = NOBODY; lease_expired = false; ttl_expired = false
 }
 
@@ -132,68 +137,42 @@ inline spend_fault() {
   fi
 }
 
-/* The checkout's perform (one case per recovery point), as the engine's attempt
- * runs it. */
+/* The checkout's phases from a taken-over key's recovery point, as the
+ * engine's attempt runs them: an in-flight key is always at payment_started. */
 #define RESUME_AT_RECOVERY_POINT \
   if \
-  :: my_rp == CLAIMED -> goto mark_started \
   :: my_rp == PAYMENT_STARTED -> goto charge \
-  :: my_rp == CHARGED -> my_rp = 0; goto complete \
   fi
 
 /*
- * What an attempt (or the worker) does once it holds the key: the steps of
- * the checkout, then the catch block's rules in the engine's attempt (release,
- * end the lease, or neither). It leaves by `goto done` or `goto crashed`;
- * its first step is labelled mark_started where it is used, since Promela
- * will not take a label as the first thing in an inline.
+ * What an attempt (or the worker) does once it holds the key at
+ * payment_started: the checkout's phases, then the catch block's rules in the
+ * engine's attempt (release, end the lease, or neither). It leaves by
+ * `goto done` or `goto crashed`; its first step is labelled charge where it
+ * is used, since Promela will not take a label as the first thing in an
+ * inline.
  */
 inline perform_with_claim() {
-  atomic {   /* mark_started */
+  atomic {   /* charge */
+    /* provider.charge({ idempotencyKey: providerKeyOf(context) }), one provider key per row here;
+     * its answer is kept in memory for the completion's commit */
     if
-    :: CRASH
-    :: faults_left > 0 -> goto release   /* an error before the payment started (after-claim): the catch releases */
-    /* the claimed phase's commit: also renews the lease */
-    :: HOLDS(me, my_id) -> rp = PAYMENT_STARTED; lease_expired = false;
-#ifdef CLAIM_AFTER_CHARGE
-         goto record   /* it charged before it claimed */
-#else
-         goto charge
-#endif
-    :: !HOLDS(me, my_id) -> goto release   /* LeaseLostError, nothing begun: release (it matches no row) */
-    fi
-  }
-
-charge:
-  atomic {
-    /* provider.charge({ idempotencyKey: providerKeyOf(context) }), one provider key per row here */
-    if
-    :: CRASH
-    :: provider_charges(my_id); my_rp = 0; goto record
+    :: CRASH   /* before the provider heard of it */
+    :: provider_charges(my_id); my_rp = 0; goto complete
     :: faults_left > 0 -> provider_charges(my_id); spend_fault(); my_rp = 0; goto end_lease   /* charged, the answer lost: SideEffectOutcomeUnknown */
     :: faults_left > 0 -> spend_fault(); my_rp = 0; goto end_lease                            /* never reached it: SideEffectOutcomeUnknown */
     :: faults_left > 0 -> spend_fault();                                                      /* refused the request itself: SideEffectRejected */
          if
          :: EARLIER_MAY_HAVE_ACTED -> my_rp = 0; goto end_lease
-         :: else -> goto release   /* nothingHappened */
+         :: else -> goto release   /* rejectionReleasesKey, on the attempt that claimed */
          fi
-    fi
-  }
-
-record:
-  atomic {
-    if
-    :: CRASH   /* crash-after-charge; an error here keeps the claim, as a crash does */
-    /* the move to charged */
-    :: HOLDS(me, my_id) -> rp = CHARGED; goto complete
-    :: !HOLDS(me, my_id) -> goto done   /* LeaseLostError, payment started: the key is its new holder's */
     fi
   }
 
 complete:
   atomic {
     if
-    :: CRASH   /* crash-before-commit, or an error inside the transaction: it rolls back */
+    :: CRASH   /* crash-after-charge or crash-before-commit (the answer was never written), or an error inside the transaction: it rolls back */
     /* the charged phase's commit: the order INSERT and the key UPDATE in one transaction,
      * rolled back (LeaseLostError) when the UPDATE matches no row */
     :: MAY_COMPLETE(me, my_id) ->
@@ -252,12 +231,17 @@ claim:
     fi;
     if
     :: CRASH
-    /* insertClaim: INSERT … ON CONFLICT (scope, idem_key) DO NOTHING RETURNING id */
+    /* CLAIM_REACHING: INSERT … ON CONFLICT (scope, idem_key) DO NOTHING RETURNING id,
+     * at payment_started with the cart, in a durable commit */
     :: row_state == ABSENT ->
-         row_state = IN_FLIGHT; rp = CLAIMED; row_id = next_id; next_id++;
+         row_state = IN_FLIGHT; rp = PAYMENT_STARTED; row_id = next_id; next_id++;
          lease_owner = me; lease_expired = false; ttl_expired = false;
-         my_id = row_id; my_rp = CLAIMED; pass = 0;
-         goto mark_started
+         my_id = row_id; my_rp = NEW_CLAIM; pass = 0;
+#ifdef CLAIM_AFTER_CHARGE
+         goto complete   /* it charged before it claimed */
+#else
+         goto admit
+#endif
     :: row_state != ABSENT -> goto read_existing
     fi
   }
@@ -297,7 +281,18 @@ take_over:
     fi
   }
 
-mark_started:
+/* admitCheckout, for a new claim only: a 429, or an error in it (the
+ * after-claim fault), releases the claim (admitOrRelease) */
+admit:
+  atomic {
+    if
+    :: CRASH
+    :: faults_left > 0 -> goto release
+    :: goto charge
+    fi
+  }
+
+charge:
   perform_with_claim();
 
 done:
@@ -311,7 +306,8 @@ crashed:
 
 /*
  * recoverAbandonedKeys, run again and again: take over an in-flight key whose
- * lease ran out; at claimed release it, later resume it. It stops once the
+ * lease ran out and resume it (a checkout's key is never one that did not
+ * reach a recovery point, which the worker would release). It stops once the
  * attempts have ended and no key is in flight: everything has settled, and
  * that is where the settled property is checked.
  */
@@ -342,16 +338,12 @@ worker_take_over:
     :: TAKE_OVER_MATCHES(seen_id) ->
          lease_owner = me; lease_expired = false;
          my_id = seen_id; my_rp = rp; seen_id = 0;
-         /* recoverKey */
-         if
-         :: my_rp == CLAIMED -> goto release   /* nothing was charged */
-         :: else -> RESUME_AT_RECOVERY_POINT   /* resumeAbandoned */
-         fi
+         RESUME_AT_RECOVERY_POINT   /* engine.resume */
     :: !TAKE_OVER_MATCHES(seen_id) -> seen_id = 0; goto top   /* a retry got there first */
     fi
   }
 
-mark_started:
+charge:
   perform_with_claim();
 
 done:

@@ -6,16 +6,16 @@ import {
   type PanReport,
 } from "@/lib/idempotency/model/run-spin";
 
-// The real model's search takes about ten seconds on an idle two-core machine;
+// The real model's search takes a few seconds on an idle two-core machine;
 // the margin is for a busy one.
 const REAL_MODEL_TIMEOUT_MS = 240_000;
 const BROKEN_MODEL_TIMEOUT_MS = 60_000;
 
 // A model that stops early (a process blocked at its first step, a guard that
 // can never hold) passes every assertion it never reaches. The real search
-// stores about 2.5 million states; far fewer means the model lost its
+// stores about 950,000 states; far fewer means the model lost its
 // behaviour, not that it got faster.
-const FEWEST_STATES_OF_THE_REAL_MODEL = 1_000_000;
+const FEWEST_STATES_OF_THE_REAL_MODEL = 400_000;
 
 function figures(name: string, report: PanReport): string {
   const trail =
