@@ -3,6 +3,7 @@ import {
   SideEffectOutcomeUnknown,
   SideEffectRejected,
   type Operation,
+  type SideEffectContext,
 } from "../../src/index.js";
 
 /**
@@ -57,6 +58,20 @@ export interface LedgerInput {
   amount: number;
 }
 
+/** How an operation writes a row of its own, in its store's transaction. */
+export type EffectWriter<Tx> = (
+  tx: Tx,
+  row: { scope: string; label: string; keyId: string },
+) => Promise<void>;
+
+export interface LedgerOptions {
+  name?: string;
+  /** Called at each crash point: throwing there (Crash) or killing the process stops the attempt. */
+  onPoint?: (point: CrashPoint) => void;
+  /** Awaited before each call of the service (to hold an attempt in flight). */
+  beforeCall?: () => Promise<void>;
+}
+
 /**
  * A three-phase operation shaped like a payment: reserve (a row of its
  * own, atomic), call the service (a side effect), record (a row, and the
@@ -64,14 +79,8 @@ export interface LedgerInput {
  */
 export function ledgerOperation<Tx>(
   service: Service,
-  writeEffect: (tx: Tx, row: { scope: string; label: string; keyId: string }) => Promise<void>,
-  options: {
-    name?: string;
-    /** Called at each crash point: throwing there (Crash) or killing the process stops the attempt. */
-    onPoint?: (point: CrashPoint) => void;
-    /** Awaited before each call of the service (to hold an attempt in flight). */
-    beforeCall?: () => Promise<void>;
-  } = {},
+  writeEffect: EffectWriter<Tx>,
+  options: LedgerOptions = {},
 ): Operation<LedgerInput, Tx> {
   const crash = (point: CrashPoint) => options.onPoint?.(point);
   return defineOperation<LedgerInput, Tx>({
@@ -132,13 +141,8 @@ export function ledgerOperation<Tx>(
  */
 export function callFirstOperation<Tx>(
   service: Service,
-  writeEffect: (tx: Tx, row: { scope: string; label: string; keyId: string }) => Promise<void>,
-  options: {
-    name?: string;
-    onPoint?: (point: CrashPoint) => void;
-    beforeCall?: () => Promise<void>;
-    rejectionReleasesKey?: boolean;
-  } = {},
+  writeEffect: EffectWriter<Tx>,
+  options: LedgerOptions & { rejectionReleasesKey?: boolean } = {},
 ): Operation<LedgerInput, Tx> {
   const ledger = ledgerOperation(service, writeEffect, options);
   const [, calling, recording] = ledger.phases;
@@ -152,7 +156,7 @@ export function callFirstOperation<Tx>(
         ...calling,
         rejectionReleasesKey: options.rejectionReleasesKey,
         // The amount the claim recorded, not this attempt's, as a resume must.
-        run: (context) =>
+        run: (context: SideEffectContext<LedgerInput>) =>
           calling.run({ ...context, input: { amount: Number(context.progress.amount) } }),
       },
       recording,
