@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fingerprintRequest } from "@oncepay/idempotency";
 import { MAX_BODY_BYTES } from "@oncepay/idempotency/request";
 import { paymentProviderKeyPrefix } from "@/lib/orders/provider-key";
 import {
@@ -418,6 +419,26 @@ describe("failure after the payment started", () => {
     expect(takeover.response.status).toBe(201);
     const replay = await postOrder({ token: shopper.token, key, body });
     expect(replay.text).toBe(takeover.text);
+    expect(await countRows("orders", shopper.id)).toBe(1);
+    expect(await countRows("payments", shopper.id)).toBe(1);
+  });
+});
+
+describe("a key the version before left at `claimed`", () => {
+  it("never moved, its attempt gone: the retry claims the key afresh and pays once", async () => {
+    const shopper = await createAccount();
+    const key = randomUUID();
+    const body = cartBody();
+    // The checkout's first phase used to be an atomic one at `claimed`, after a claim that wrote nothing else.
+    await testDb().query(
+      `INSERT INTO idempotency_keys (scope, idem_key, operation, fingerprint, recovery_point,
+                                     lease_owner, lease_expires_at, expires_at)
+       VALUES ($1, $2, 'checkout', $3, 'claimed', gen_random_uuid(), now() - interval '1 second', now() + interval '1 day')`,
+      [shopper.id, key, fingerprintRequest("POST", "/api/orders", body)],
+    );
+    const retry = await postOrder({ token: shopper.token, key, body });
+    expect(retry.response.status).toBe(201);
+    expect(await keyRow(shopper.id, key)).toMatchObject({ state: "complete" });
     expect(await countRows("orders", shopper.id)).toBe(1);
     expect(await countRows("payments", shopper.id)).toBe(1);
   });

@@ -122,7 +122,7 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
       const parsed = operation.parse(call.body);
       if (!parsed.ok) return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
       const fingerprint = fingerprintRequest(call.method, call.path, call.body);
-      const claimed = await store.claim({
+      const claimRequest = {
         scope: call.scope,
         key: call.key,
         operation: operation.name,
@@ -130,7 +130,16 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
         request: "stored" in parsed ? parsed.stored : call.body,
         firstPoint: operation.phases[0]!.point,
         progress: operation.progressAtClaim?.(parsed.input),
-      });
+      };
+      let claimed = await store.claim(claimRequest);
+      // A key taken over before it ever reached a recovery point holds
+      // nothing but its claim, perhaps one an earlier version of the
+      // operation made (at a first point since renamed, or since folded into
+      // the claim): it is released and claimed afresh, as the new request it is.
+      if (claimed.kind === "claimed" && claimed.claim.tookOver && !claimed.claim.moved) {
+        await store.release(claimed.claim);
+        claimed = await store.claim(claimRequest);
+      }
       switch (claimed.kind) {
         case "replay":
         case "fingerprint-mismatch":

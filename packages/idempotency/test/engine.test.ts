@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   createEngine,
   defineOperation,
+  fingerprintRequest,
   recoverAbandonedKeys,
   type Engine,
   type KeyedCall,
@@ -435,6 +436,24 @@ function engineTests<Tx>(kind: StoreKind) {
       expect(await opEngine.run(op, call("k1"))).toMatchObject({ kind: "dependency-rejected" });
       expect(await keyRow("k1")).toMatchObject({ state: "in_flight", recovery_point: "calling" });
       expect(await opEngine.run(op, call("k1"))).toMatchObject({ kind: "completed" });
+      expect(service.effects).toBe(1);
+    });
+
+    it("claims afresh a key an earlier version claimed at a first point it no longer has, and never moved", async () => {
+      const op = callFirst();
+      const body = { amount: 300 };
+      // As a version whose first phase was atomic ("started") left it: claimed, then dead.
+      await database.rows(
+        `INSERT INTO idempotency_keys (scope, idem_key, operation, fingerprint, request, recovery_point, lease_owner, lease_expires_at, expires_at)
+         VALUES ($1, 'k1', $2, $3, $4::jsonb, 'started', gen_random_uuid(), now() - interval '1 second', now() + interval '1 hour')`,
+        [scope, op.name, fingerprintRequest("POST", "/ledger", body), JSON.stringify(body)],
+      );
+      const before = await keyRow("k1");
+      expect(await engineFor(op).run(op, call("k1", body))).toMatchObject({
+        kind: "completed",
+        stored: { body: { receipt: "receipt-1-300" } },
+      });
+      expect((await keyRow("k1"))!.id).not.toBe(before!.id);
       expect(service.effects).toBe(1);
     });
 
