@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, recoverAbandonedKeys } from "../src/index.js";
 import { openTestDatabase, type TestDatabase } from "./support/database.js";
 import { httpService, startFakeService, type FakeService } from "./support/fake-service.js";
-import { ledgerOperation } from "./support/ledger-operation.js";
+import { callFirstOperation, ledgerOperation } from "./support/ledger-operation.js";
 import {
   STORE_KINDS,
   storeUnderTest,
@@ -21,8 +21,29 @@ import {
  * answer, one effect at the service, one row of each kind.
  */
 const CRASH_SERVER = new URL("./support/crash-server.ts", import.meta.url).pathname;
-const POINTS = ["in-first-phase", "after-call", "in-last-phase", "after-commit"] as const;
 const SCOPE = "crash-matrix";
+
+/**
+ * The two shapes of operation, each with the points at which its server
+ * dies and the rows one run of it writes: the ledger reserves, calls and
+ * records; call-first claims with its progress, calls and records. A
+ * call-first key dead "before-call" has reached its first point with its
+ * claim, so the recovery worker finishes it rather than releasing it.
+ */
+const OPERATIONS = [
+  {
+    kind: "ledger",
+    make: ledgerOperation,
+    points: ["in-first-phase", "after-call", "in-last-phase", "after-commit"],
+    rows: { reserved: 1, recorded: 1 },
+  },
+  {
+    kind: "call-first",
+    make: callFirstOperation,
+    points: ["before-call", "after-call", "in-last-phase", "after-commit"],
+    rows: { recorded: 1 },
+  },
+] as const;
 
 describe.each(STORE_KINDS)("a crash on the %s store", (kind) => crashMatrix(kind));
 
@@ -50,7 +71,10 @@ function crashMatrix<Tx>(kind: StoreKind) {
   });
 
   /** Starts a crash server and waits for the line that says where it listens. */
-  async function startServer(crashAt = ""): Promise<{ port: number; exited: Promise<void> }> {
+  async function startServer(
+    operation: string,
+    crashAt = "",
+  ): Promise<{ port: number; exited: Promise<void> }> {
     const child = spawn(process.execPath, ["--import", "tsx", CRASH_SERVER], {
       env: {
         ...process.env,
@@ -59,6 +83,7 @@ function crashMatrix<Tx>(kind: StoreKind) {
         STORE: kind,
         SERVICE_URL: service.url,
         LEASE_SECONDS: "30",
+        OPERATION: operation,
         CRASH_AT: crashAt,
       },
       stdio: ["ignore", "pipe", "inherit"],
@@ -110,63 +135,65 @@ function crashMatrix<Tx>(kind: StoreKind) {
   }
 
   /** Sends the request to a server that dies at `point`, and waits for it to be dead. */
-  async function crashAt(point: string, key: string): Promise<void> {
-    const crashing = await startServer(point);
+  async function crashAt(operation: string, point: string, key: string): Promise<void> {
+    const crashing = await startServer(operation, point);
     await expect(send(crashing.port, key)).rejects.toThrow();
     await crashing.exited;
   }
 
-  it.each(POINTS)("at %s, the client's retry finishes it once", async (point) => {
-    const key = randomUUID();
-    const effectsBefore = service.effects();
-    await crashAt(point, key);
-    await expireLease(key);
-
-    const healthy = await startServer();
-    const retry = await send(healthy.port, key);
-    expect(retry.status).toBe(201);
-    const { receipt } = (await retry.json()) as { receipt: string };
-    expect(receipt).toMatch(/^receipt-\d+$/);
-    const again = await send(healthy.port, key);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(await again.json()).toEqual({ receipt });
-
-    expect(service.effects() - effectsBefore).toBe(1);
-    expect(await effectsOf(key)).toEqual({ reserved: 1, recorded: 1 });
-  });
-
-  it.each(POINTS)(
-    "at %s, the recovery worker finishes it once when nobody retries",
-    async (point) => {
+  describe.each(OPERATIONS)("of the $kind operation", ({ kind: operation, make, points, rows }) => {
+    it.each(points)("at %s, the client's retry finishes it once", async (point) => {
       const key = randomUUID();
       const effectsBefore = service.effects();
-      await crashAt(point, key);
+      await crashAt(operation, point, key);
       await expireLease(key);
 
-      const operation = ledgerOperation<Tx>(httpService(service.url), (tx, row) =>
-        underTest.writeEffect(tx, row),
-      );
-      const engine = createEngine({ store: underTest.store, operations: [operation] });
-      const report = await recoverAbandonedKeys(engine, { batchSize: 100 });
-      expect(report.failed).toBe(0);
+      const healthy = await startServer(operation);
+      const retry = await send(healthy.port, key);
+      expect(retry.status).toBe(201);
+      const { receipt } = (await retry.json()) as { receipt: string };
+      expect(receipt).toMatch(/^receipt-\d+$/);
+      const again = await send(healthy.port, key);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(await again.json()).toEqual({ receipt });
 
-      const [row] = await database.rows<{ state: string; response_body: unknown }>(
-        `SELECT state, response_body FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
-        [SCOPE, key],
-      );
-      if (point === "in-first-phase") {
-        // Nothing but the claim was written: the worker released it, and a retry starts afresh.
-        expect(row).toBeUndefined();
-        expect(service.effects() - effectsBefore).toBe(0);
-        expect(await effectsOf(key)).toEqual({});
-        return;
-      }
-      expect(row).toMatchObject({
-        state: "complete",
-        response_body: { receipt: expect.any(String) },
-      });
       expect(service.effects() - effectsBefore).toBe(1);
-      expect(await effectsOf(key)).toEqual({ reserved: 1, recorded: 1 });
-    },
-  );
+      expect(await effectsOf(key)).toEqual(rows);
+    });
+
+    it.each(points)(
+      "at %s, the recovery worker finishes it once when nobody retries",
+      async (point) => {
+        const key = randomUUID();
+        const effectsBefore = service.effects();
+        await crashAt(operation, point, key);
+        await expireLease(key);
+
+        const resumer = make<Tx>(httpService(service.url), (tx, row) =>
+          underTest.writeEffect(tx, row),
+        );
+        const engine = createEngine({ store: underTest.store, operations: [resumer] });
+        const report = await recoverAbandonedKeys(engine, { batchSize: 100 });
+        expect(report.failed).toBe(0);
+
+        const [row] = await database.rows<{ state: string; response_body: unknown }>(
+          `SELECT state, response_body FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
+          [SCOPE, key],
+        );
+        if (point === "in-first-phase") {
+          // Nothing but the claim was written: the worker released it, and a retry starts afresh.
+          expect(row).toBeUndefined();
+          expect(service.effects() - effectsBefore).toBe(0);
+          expect(await effectsOf(key)).toEqual({});
+          return;
+        }
+        expect(row).toMatchObject({
+          state: "complete",
+          response_body: { receipt: expect.any(String) },
+        });
+        expect(service.effects() - effectsBefore).toBe(1);
+        expect(await effectsOf(key)).toEqual(rows);
+      },
+    );
+  });
 }

@@ -5,8 +5,10 @@
  * so both outlive it.
  *
  * Environment: DATABASE_URL, DATABASE_CONCURRENT ("1" on a PostgreSQL
- * server), STORE ("pg" or "prisma"), SERVICE_URL, LEASE_SECONDS, CRASH_AT
- * (a crash point, "after-commit", or empty). Prints "listening <port>".
+ * server), STORE ("pg" or "prisma"), SERVICE_URL, LEASE_SECONDS, OPERATION
+ * ("ledger", or "call-first": one that starts with its side effect), CRASH_AT
+ * (a crash point, "before-call", "after-commit", or empty). Prints
+ * "listening <port>".
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,7 +16,7 @@ import pg from "pg";
 import { createEngine } from "../../src/index.js";
 import { idempotentRoute } from "../../src/fetch.js";
 import { httpService } from "./fake-service.js";
-import { ledgerOperation } from "./ledger-operation.js";
+import { callFirstOperation, ledgerOperation } from "./ledger-operation.js";
 import { storeUnderTest, type StoreKind, type StoreUnderTest } from "./stores.js";
 
 const env = process.env;
@@ -38,10 +40,10 @@ const underTest = storeUnderTest(
   database,
   timings,
 ) as StoreUnderTest<unknown>;
-const operation = ledgerOperation(
+const operation = (env.OPERATION === "call-first" ? callFirstOperation : ledgerOperation)(
   httpService(env.SERVICE_URL!),
   (tx, row) => underTest.writeEffect(tx, row),
-  { onPoint: die },
+  { onPoint: die, beforeCall: async () => die("before-call") },
 );
 const engine = createEngine({ store: underTest.store, operations: [operation] });
 const route = idempotentRoute({ engine, operation, scope: () => "crash-matrix" });
