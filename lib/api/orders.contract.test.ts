@@ -521,6 +521,32 @@ describe("key lifetime", () => {
     );
     expect(rows[0].ttl).toBe(24 * 60 * 60);
   });
+
+  it("tells the key's expiry and the policy on the 201, its replay and a 409, the same each time", async () => {
+    const key = randomUUID();
+    const body = cartBody();
+    const first = await postOrder({ token: account.token, key, body });
+    const replay = await postOrder({ token: account.token, key, body });
+    const inFlightKey = randomUUID();
+    await checkoutFailingAfterCharge(account.token, inFlightKey, body);
+    const inFlight = await postOrder({ token: account.token, key: inFlightKey, body });
+    expect([first, replay, inFlight].map(({ response }) => response.status)).toEqual([
+      201, 201, 409,
+    ]);
+    for (const [answer, answeredKey] of [
+      [first, key],
+      [replay, key],
+      [inFlight, inFlightKey],
+    ] as const) {
+      const row = await keyRow(account.id, answeredKey);
+      const expires = Date.parse(answer.response.headers.get("idempotency-key-expires")!);
+      // An HTTP date keeps whole seconds.
+      expect(expires).toBe(Math.floor(row!.expires_at.getTime() / 1000) * 1000);
+      expect(answer.response.headers.get("idempotency-key-policy")).toBe(
+        "retention=86400, lease=30",
+      );
+    }
+  });
 });
 
 describe("methods that ignore the header", () => {

@@ -1,18 +1,21 @@
 /**
  * The names of the HTTP headers OncePay's contract speaks of (DESIGN.md), in
- * one module with no imports, so the server, the browser client, the tests
+ * one module that imports nothing but the engine's names, so the server, the browser client, the tests
  * and the benchmark all spell them alike. HTTP header names are
  * case-insensitive; these are the spellings OncePay writes.
  */
 
-/** One per purchase intent, sent with every attempt of it (the request's identity). */
-export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
-/** `true` on an answer replayed from a completed key instead of computed now. */
-export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
+// The key's own headers are the engine's, spelt once in its package (whose
+// "./headers" imports nothing either).
+export {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  KEY_EXPIRES_HEADER,
+  KEY_POLICY_HEADER,
+  RETRY_AFTER_HEADER,
+} from "@oncepay/idempotency/headers";
 /** One per attempt, on every response: the attempt's identity, unlike the key. */
 export const REQUEST_ID_HEADER = "X-Request-Id";
-/** Seconds a client should wait before sending the same key again (409, 503). */
-export const RETRY_AFTER_HEADER = "Retry-After";
 /** The challenge every 401 carries (RFC 9110). */
 export const WWW_AUTHENTICATE_HEADER = "WWW-Authenticate";
 /** Asks the server to fail at one point on purpose (tests and demos, with demo faults on). */

@@ -3,15 +3,20 @@ import { keyRequestAnswerOf } from "@/lib/idempotency/key-requests";
 import type { Outcome } from "@/lib/idempotency/outcomes";
 
 const stored = { status: 201, headers: {}, body: {} };
+const lifetime = {
+  expiresAt: new Date("2026-12-08T09:00:00Z"),
+  retentionSeconds: 86_400,
+  leaseSeconds: 30,
+};
 
 describe("how a checkout's outcome is recorded under the key it presented", () => {
   it.each<[string, Outcome, { answer: string; status: number } | undefined]>([
     [
       "the first attempt's 201",
-      { kind: "completed", stored },
+      { kind: "completed", stored, lifetime },
       { answer: "completed", status: 201 },
     ],
-    ["a replay", { kind: "replay", stored }, { answer: "replay", status: 201 }],
+    ["a replay", { kind: "replay", stored, lifetime }, { answer: "replay", status: 201 }],
     [
       "a 409 while another attempt holds the key",
       { kind: "in-flight", retryAfterSeconds: 1 },
@@ -22,7 +27,7 @@ describe("how a checkout's outcome is recorded under the key it presented", () =
       { kind: "lease-lost", retryAfterSeconds: 1 },
       { answer: "conflict", status: 409 },
     ],
-    ["a 422", { kind: "fingerprint-mismatch" }, { answer: "mismatch", status: 422 }],
+    ["a 422", { kind: "fingerprint-mismatch", lifetime }, { answer: "mismatch", status: 422 }],
     ["a 502", { kind: "dependency-rejected", detail: "no" }, { answer: "failed", status: 502 }],
     [
       "a 503",
@@ -42,7 +47,9 @@ describe("how a checkout's outcome is recorded under the key it presented", () =
   });
 
   it("records a completed answer that broke off on the way as lost, with the status that never arrived", () => {
-    expect(keyRequestAnswerOf({ kind: "completed", stored }, { answerLost: true })).toEqual({
+    expect(
+      keyRequestAnswerOf({ kind: "completed", stored, lifetime }, { answerLost: true }),
+    ).toEqual({
       answer: "lost",
       status: 201,
     });

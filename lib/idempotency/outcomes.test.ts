@@ -72,15 +72,39 @@ describe("outcomeToResponse", () => {
       headers: { "Content-Type": "application/json", Location: "/api/orders/1" },
       body: { b: 1, a: [2, 3] },
     };
-    const first = outcomeToResponse({ kind: "completed", stored });
+    const lifetime = {
+      expiresAt: new Date("2026-12-08T09:00:00.750Z"),
+      retentionSeconds: 86_400,
+      leaseSeconds: 30,
+    };
+    const first = outcomeToResponse({ kind: "completed", stored, lifetime });
     const replay = outcomeToResponse({
       kind: "replay",
       stored: { ...stored, body: { a: [2, 3], b: 1 } },
+      lifetime,
     });
     expect(replay.status).toBe(201);
     expect(replay.headers.get("location")).toBe("/api/orders/1");
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(first.headers.get("idempotent-replayed")).toBeNull();
     expect(await replay.text()).toBe(await first.text());
+    for (const response of [first, replay]) {
+      expect(response.headers.get("idempotency-key-expires")).toBe("Tue, 08 Dec 2026 09:00:00 GMT");
+      expect(response.headers.get("idempotency-key-policy")).toBe("retention=86400, lease=30");
+    }
+  });
+
+  it("tells the key's lifetime on a 409 and a 422, and none where the key was not kept", () => {
+    const lifetime = {
+      expiresAt: new Date("2026-12-08T09:00:00Z"),
+      retentionSeconds: 60,
+      leaseSeconds: 5,
+    };
+    const inFlight = outcomeToResponse({ kind: "in-flight", retryAfterSeconds: 1, lifetime });
+    const reused = outcomeToResponse({ kind: "fingerprint-mismatch", lifetime });
+    for (const response of [inFlight, reused])
+      expect(response.headers.get("idempotency-key-policy")).toBe("retention=60, lease=5");
+    const failed = outcomeToResponse({ kind: "internal-error" });
+    expect(failed.headers.get("idempotency-key-expires")).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { PROBLEMS as ENGINE_PROBLEMS } from "@oncepay/idempotency/fetch";
+import { PROBLEMS as ENGINE_PROBLEMS, type HttpOutcome } from "@oncepay/idempotency/fetch";
 import { problemResponse, problemType, type ProblemDetails } from "@/lib/http/problem";
 import {
   IDEMPOTENCY_KEY_HEADER,
@@ -9,44 +9,26 @@ import { REQUEST_PROBLEMS, WWW_AUTHENTICATE } from "@/lib/http/request-problems"
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
 import {
   isDatabaseUnavailable,
+  keyLifetimeHeaders,
   RETRY_AFTER_SECONDS,
   toHttpResponse,
-  type StoredResponse,
 } from "@oncepay/idempotency";
 
 /**
- * Everything the idempotency layer can decide about a request, as one union.
+ * Everything a keyed request can be answered, as one union.
  * `outcomeToResponse` maps each kind to HTTP in one table, so the contract in
  * DESIGN.md can be checked against a single place.
  */
 export type Outcome =
-  // Rejected before anything is written: the key stays usable.
+  // Who is asking, and how often: refused before anything is written.
   | { kind: "unauthenticated"; detail: string }
   | { kind: "several-sessions"; detail: string; setCookies: string[] }
   | { kind: "cross-site"; detail: string }
-  | { kind: "key-missing"; detail: string }
-  | { kind: "key-invalid"; detail: string }
-  | { kind: "key-repeated"; detail: string }
-  | { kind: "unsupported-media-type"; detail: string }
-  | { kind: "body-too-large"; detail: string }
-  | { kind: "body-incomplete"; detail: string }
-  | { kind: "malformed-json"; detail: string }
-  | { kind: "unacceptable-json"; detail: string }
-  | { kind: "invalid-body"; detail: string; errors: { path: string; message: string }[] }
   | { kind: "rate-limited"; detail: string; retryAfterSeconds: number }
-  // Decided by the key's existing row.
-  | { kind: "replay"; stored: StoredResponse }
-  | { kind: "in-flight"; retryAfterSeconds: number }
-  | { kind: "fingerprint-mismatch" }
-  // The attempt's own result, first time round.
-  | { kind: "completed"; stored: StoredResponse }
-  // Failures of our own.
-  | { kind: "lease-lost"; retryAfterSeconds: number }
-  | { kind: "database-unavailable"; retryAfterSeconds: number }
-  | { kind: "internal-error" }
-  // The payment provider refused it, or did not answer.
-  | { kind: "dependency-rejected"; detail: string }
-  | { kind: "dependency-unavailable"; detail: string; retryAfterSeconds: number };
+  // The engine's, as the package's adapter names them: the key and the body
+  // refused, the key's row, the attempt's own result, the failures (ours
+  // and the payment provider's).
+  | HttpOutcome;
 
 type OutcomeKind = Outcome["kind"];
 type ProblemKind = Exclude<OutcomeKind, "replay" | "completed">;
@@ -72,14 +54,14 @@ export function outcomeOfThrown(error: unknown): Outcome {
 }
 
 export function outcomeToResponse(outcome: Outcome): Response {
-  switch (outcome.kind) {
-    case "replay":
-      return toHttpResponse(outcome.stored, { replayed: true });
-    case "completed":
-      return toHttpResponse(outcome.stored, { replayed: false });
-    default:
-      return problemFor(outcome);
-  }
+  const response =
+    outcome.kind === "replay" || outcome.kind === "completed"
+      ? toHttpResponse(outcome.stored, { replayed: outcome.kind === "replay" })
+      : problemFor(outcome);
+  const lifetime = "lifetime" in outcome ? outcome.lifetime : undefined;
+  for (const [name, value] of Object.entries(keyLifetimeHeaders(lifetime)))
+    response.headers.set(name, value);
+  return response;
 }
 
 /** The HTTP status an outcome is answered with (the stored one, for a replay or a completion). */

@@ -3,12 +3,19 @@ import { CHECKOUT_OUTCOMES, checkoutOutcomeOf } from "@/lib/observability/checko
 import type { StoredResponse } from "@oncepay/idempotency";
 
 const stored = (status: number): StoredResponse => ({ status, headers: {}, body: {} });
+const lifetime = {
+  expiresAt: new Date("2026-12-08T09:00:00Z"),
+  retentionSeconds: 86_400,
+  leaseSeconds: 30,
+};
 
 describe("the checkout outcome a metric counts", () => {
   it("tells a created order from a declined card, and a replay of either from both", () => {
-    expect(checkoutOutcomeOf({ kind: "completed", stored: stored(201) })).toBe("created");
-    expect(checkoutOutcomeOf({ kind: "completed", stored: stored(402) })).toBe("declined");
-    expect(checkoutOutcomeOf({ kind: "replay", stored: stored(402) })).toBe("replayed");
+    expect(checkoutOutcomeOf({ kind: "completed", stored: stored(201), lifetime })).toBe("created");
+    expect(checkoutOutcomeOf({ kind: "completed", stored: stored(402), lifetime })).toBe(
+      "declined",
+    );
+    expect(checkoutOutcomeOf({ kind: "replay", stored: stored(402), lifetime })).toBe("replayed");
   });
 
   it("counts a lost lease as in flight, as the client sees it (409), and any malformed request as invalid", () => {

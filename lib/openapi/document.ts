@@ -4,6 +4,8 @@ import { BALANCER_PROBLEMS } from "@/lib/http/balancer-problems";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  KEY_EXPIRES_HEADER,
+  KEY_POLICY_HEADER,
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
   WWW_AUTHENTICATE_HEADER,
@@ -192,6 +194,10 @@ function allResponses(method: string, operation: OperationSpec): Responses {
   );
 }
 
+/** IMF-fixdate (RFC 9110), as Date's toUTCString writes it. */
+const HTTP_DATE_PATTERN =
+  "^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$";
+
 const HEADER_SCHEMAS: Record<ResponseHeader | typeof REQUEST_ID_HEADER, JsonObject> = {
   "X-Request-Id": {
     description:
@@ -206,6 +212,16 @@ const HEADER_SCHEMAS: Record<ResponseHeader | typeof REQUEST_ID_HEADER, JsonObje
   "Idempotent-Replayed": {
     description: "`true` on an answer replayed from a completed key rather than computed now.",
     schema: { type: "string", enum: ["true"] },
+  },
+  "Idempotency-Key-Expires": {
+    description:
+      "When the key and its stored answer are forgotten (an HTTP date): a retry after it is a new request. Stop retrying well before it.",
+    schema: { type: "string", pattern: HTTP_DATE_PATTERN },
+  },
+  "Idempotency-Key-Policy": {
+    description:
+      "The server's key policy, in seconds: how long a key is kept from its first request (retention) and how long an attempt holds it (lease).",
+    schema: { type: "string", pattern: "^retention=[0-9]+, lease=[0-9]+$" },
   },
   "WWW-Authenticate": {
     description: "The challenge: a bearer token.",
@@ -513,7 +529,7 @@ export function openApiDocument(policy: KeyPolicy): JsonObject {
       title: "OncePay API",
       version: "1",
       summary: "A checkout that charges exactly once: the Idempotency-Key pattern over HTTP.",
-      description: `Every error is RFC 9457 problem details (${PROBLEM_CONTENT_TYPE}) whose \`type\` is a URN, urn:oncepay:problem:<slug>. Every answer carries ${REQUEST_ID_HEADER}. POST /api/orders takes an ${IDEMPOTENCY_KEY_HEADER}: one per purchase, the same on every retry of it. ${keyPolicyText(policy)} A replayed answer carries ${IDEMPOTENT_REPLAYED_HEADER}: true; 409, 429, 503 and 504 carry ${RETRY_AFTER_HEADER}; 401 carries ${WWW_AUTHENTICATE_HEADER}. Behind the balancer that spreads requests over several instances, the balancer answers 502, 503 and 504 itself, as problem details with ${RETRY_AFTER_HEADER}: retry with the same key. A method OpenAPI cannot name (PROPFIND, …) gets the 405 that TRACE gets; a path with a trailing slash is redirected (308) to the path without it.`,
+      description: `Every error is RFC 9457 problem details (${PROBLEM_CONTENT_TYPE}) whose \`type\` is a URN, urn:oncepay:problem:<slug>. Every answer carries ${REQUEST_ID_HEADER}. POST /api/orders takes an ${IDEMPOTENCY_KEY_HEADER}: one per purchase, the same on every retry of it. ${keyPolicyText(policy)} A replayed answer carries ${IDEMPOTENT_REPLAYED_HEADER}: true; every answer a key's row gives or keeps carries ${KEY_EXPIRES_HEADER} and ${KEY_POLICY_HEADER} (when the key is forgotten, and the policy); 409, 429, 503 and 504 carry ${RETRY_AFTER_HEADER}; 401 carries ${WWW_AUTHENTICATE_HEADER}. Behind the balancer that spreads requests over several instances, the balancer answers 502, 503 and 504 itself, as problem details with ${RETRY_AFTER_HEADER}: retry with the same key. A method OpenAPI cannot name (PROPFIND, …) gets the 405 that TRACE gets; a path with a trailing slash is redirected (308) to the path without it.`,
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "/", description: "This server" }],

@@ -13,7 +13,14 @@ import type { RequestSchemaName, ResponseSchemaName } from "@/lib/openapi/schema
 
 /** A response header the contract names. */
 export type ResponseHeader =
-  "Location" | "Retry-After" | "Idempotent-Replayed" | "WWW-Authenticate" | "Allow" | "Set-Cookie";
+  | "Location"
+  | "Retry-After"
+  | "Idempotent-Replayed"
+  | "Idempotency-Key-Expires"
+  | "Idempotency-Key-Policy"
+  | "WWW-Authenticate"
+  | "Allow"
+  | "Set-Cookie";
 
 export interface ResponseSpec {
   description: string;
@@ -49,6 +56,10 @@ export type Method = "get" | "post" | "put";
 export type PathSpec = Partial<Record<Method, OperationSpec>>;
 
 const RETRY_AFTER = ["Retry-After"] as const;
+/** On every answer the key's row gave or keeps: when the key is forgotten, and the policy. */
+const KEY_LIFETIME = ["Idempotency-Key-Expires", "Idempotency-Key-Policy"] as const;
+/** On an answer stored with its key: a replay says so, and each tells the key's lifetime. */
+const STORED = ["Idempotent-Replayed", ...KEY_LIFETIME] as const;
 
 /** What every attempt under a key can get back besides its own result: the key's row answers. */
 const KEYED_ANSWERS: Responses = {
@@ -57,12 +68,13 @@ const KEYED_ANSWERS: Responses = {
       "Another attempt with this key has not finished. Retry with the same key after Retry-After seconds to get its result.",
     problems: ["request-in-progress"],
     required: RETRY_AFTER,
+    optional: KEY_LIFETIME,
   },
   422: {
     description:
       "The key was used for a different request (method, path or body), or reused after it expired for a cart whose payment the provider still remembers. Use a new key for a new request.",
     problems: ["idempotency-key-reused", "idempotency-key-expired"],
-    optional: ["Idempotent-Replayed"],
+    optional: STORED,
   },
 };
 
@@ -77,7 +89,7 @@ const PAYMENT_ANSWERS: Responses = {
     description:
       "The card was declined and nothing was charged. The decline is the key's result: a retry with the same key replays it. Another card is a new checkout with a new key.",
     problems: ["payment-declined"],
-    optional: ["Idempotent-Replayed"],
+    optional: STORED,
   },
   502: {
     description: "The payment provider refused the request itself (not a decline).",
@@ -146,9 +158,10 @@ export const PATHS: Record<string, PathSpec> = {
       requestBody: "CheckoutRequest",
       responses: {
         201: {
-          description: "Paid: the order. A replay of it carries Idempotent-Replayed: true.",
+          description:
+            "Paid: the order, with when its key is forgotten. A replay of it carries Idempotent-Replayed: true.",
           body: "Order",
-          required: ["Location"],
+          required: ["Location", ...KEY_LIFETIME],
           optional: ["Idempotent-Replayed"],
         },
         400: KEY_HEADER_PROBLEMS,
@@ -200,8 +213,10 @@ export const PATHS: Record<string, PathSpec> = {
       pathParameter: { name: "id", description: "The order's id." },
       responses: {
         201: {
-          description: "Refunded. A replay of it carries Idempotent-Replayed: true.",
+          description:
+            "Refunded, with when its key is forgotten. A replay of it carries Idempotent-Replayed: true.",
           body: "Refund",
+          required: KEY_LIFETIME,
           optional: ["Idempotent-Replayed"],
         },
         400: KEY_HEADER_PROBLEMS,
@@ -209,7 +224,7 @@ export const PATHS: Record<string, PathSpec> = {
           description:
             "No paid order of this account's by that id (another account's order looks the same). Nothing was refunded.",
           problems: ["order-not-found"],
-          optional: ["Idempotent-Replayed"],
+          optional: STORED,
         },
         409: KEYED_ANSWERS[409],
         422: {
@@ -221,7 +236,7 @@ export const PATHS: Record<string, PathSpec> = {
             "idempotency-key-reused",
             "idempotency-key-expired",
           ],
-          optional: ["Idempotent-Replayed"],
+          optional: STORED,
         },
         502: PAYMENT_ANSWERS[502],
         503: {

@@ -30,6 +30,8 @@ export interface KeyRow {
   /** What the checkout's phases kept: the cart being charged, then the provider's answer. */
   progress: { cart?: unknown; charge?: unknown; providerKey?: string };
   lease_expires_at: Date | null;
+  /** When the key and its stored answer may be forgotten. */
+  expires_at: Date;
 }
 
 export interface OrderRefunds {
@@ -231,7 +233,7 @@ export function rowsIn(db: Queryable): Rows {
     },
     async keyRow(accountId, key) {
       const { rows } = await db.query<Omit<KeyRow, "provider_key">>(
-        `SELECT id, state, recovery_point, fingerprint, request, side_effect_generation, response_status, response_body, progress, lease_expires_at
+        `SELECT id, state, recovery_point, fingerprint, request, side_effect_generation, response_status, response_body, progress, lease_expires_at, expires_at
            FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
         [accountId, key],
       );

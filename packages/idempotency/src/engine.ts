@@ -145,7 +145,7 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
         case "fingerprint-mismatch":
           return claimed;
         case "in-flight":
-          return { kind: "in-flight", retryAfterSeconds: RETRY_AFTER_SECONDS.inFlight };
+          return { ...claimed, retryAfterSeconds: RETRY_AFTER_SECONDS.inFlight };
       }
       const { claim } = claimed;
       const request = { scope: call.scope, key: call.key, fingerprint, keyId: claim.keyId };
@@ -247,7 +247,7 @@ async function attempt<Input, Tx>(
   const position: AttemptPosition = { claim };
   try {
     const stored = await runPhases(store, operation, position, request, input);
-    return { kind: "completed", stored };
+    return { kind: "completed", stored, lifetime: claim.lifetime };
   } catch (error) {
     if (releasable(operation, position, startedAt, error))
       await releaseQuietly(store, reporter, claim);

@@ -2,6 +2,7 @@ import { canonicalJson } from "./canonical-json.js";
 import type { Engine, KeyedCall, RunOptions } from "./engine.js";
 import { IDEMPOTENCY_KEY_HEADER, RETRY_AFTER_HEADER } from "./headers.js";
 import { parseIdempotencyKey } from "./key-header.js";
+import { keyLifetimeHeaders } from "./key-lifetime.js";
 import type { Operation } from "./operation.js";
 import { RETRY_AFTER_SECONDS, type Outcome } from "./outcome.js";
 import { MAX_BODY_BYTES, readJsonBody, type BodyReadResult } from "./request-body.js";
@@ -117,13 +118,16 @@ export function outcomeResponse(
   outcome: HttpOutcome,
   problemType: ProblemTypeOf = defaultProblemType,
 ): Response {
+  const lifetime = keyLifetimeHeaders("lifetime" in outcome ? outcome.lifetime : undefined);
   switch (outcome.kind) {
     case "replay":
-      return toHttpResponse(outcome.stored, { replayed: true });
-    case "completed":
-      return toHttpResponse(outcome.stored, { replayed: false });
+    case "completed": {
+      const response = toHttpResponse(outcome.stored, { replayed: outcome.kind === "replay" });
+      for (const [name, value] of Object.entries(lifetime)) response.headers.set(name, value);
+      return response;
+    }
   }
-  const headers = new Headers({ "Content-Type": PROBLEM_CONTENT_TYPE });
+  const headers = new Headers({ "Content-Type": PROBLEM_CONTENT_TYPE, ...lifetime });
   if ("retryAfterSeconds" in outcome)
     headers.set(RETRY_AFTER_HEADER, String(outcome.retryAfterSeconds));
   const problem = problemDetails(outcome, problemType);

@@ -6,3 +6,7 @@ export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
 /** Seconds a client should wait before it sends the same key again (409, 503). */
 export const RETRY_AFTER_HEADER = "Retry-After";
+/** When the key's stored answer is forgotten (an HTTP date): a retry after it is a new request. */
+export const KEY_EXPIRES_HEADER = "Idempotency-Key-Expires";
+/** The server's key policy, in seconds: `retention=86400, lease=30` (an RFC 9651 dictionary). */
+export const KEY_POLICY_HEADER = "Idempotency-Key-Policy";

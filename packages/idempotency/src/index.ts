@@ -17,8 +17,11 @@ export { fingerprintRequest } from "./fingerprint.js";
 export {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  KEY_EXPIRES_HEADER,
+  KEY_POLICY_HEADER,
   RETRY_AFTER_HEADER,
 } from "./headers.js";
+export { keyLifetimeHeaders } from "./key-lifetime.js";
 export {
   defineOperation,
   FINISHED,
@@ -46,6 +49,7 @@ export {
   type Claim,
   type ClaimRequest,
   type ClaimResult,
+  type KeyLifetime,
   type KeyMove,
   type KeyStore,
   type KeyTimings,

@@ -1,4 +1,5 @@
 import type { FieldError } from "./operation.js";
+import type { KeyLifetime } from "./store.js";
 import type { StoredResponse } from "./stored-response.js";
 
 /**
@@ -8,12 +9,12 @@ import type { StoredResponse } from "./stored-response.js";
 export type Outcome =
   // Refused before anything is written: the key stays usable.
   | { kind: "invalid-body"; detail: string; errors: FieldError[] }
-  // Decided by the key's existing row.
-  | { kind: "replay"; stored: StoredResponse }
-  | { kind: "in-flight"; retryAfterSeconds: number }
-  | { kind: "fingerprint-mismatch" }
+  // Decided by the key's existing row, whose lifetime the answer tells.
+  | { kind: "replay"; stored: StoredResponse; lifetime: KeyLifetime }
+  | { kind: "in-flight"; retryAfterSeconds: number; lifetime?: KeyLifetime }
+  | { kind: "fingerprint-mismatch"; lifetime: KeyLifetime }
   // This attempt's own result.
-  | { kind: "completed"; stored: StoredResponse }
+  | { kind: "completed"; stored: StoredResponse; lifetime: KeyLifetime }
   // Failures on our side.
   | { kind: "lease-lost"; retryAfterSeconds: number }
   | { kind: "database-unavailable"; retryAfterSeconds: number }

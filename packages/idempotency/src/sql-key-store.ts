@@ -7,6 +7,7 @@ import {
   type ClaimRequest,
   type ClaimResult,
   type KeyMove,
+  type KeyLifetime,
   type KeyStore,
   type KeyTimings,
 } from "./store.js";
@@ -67,7 +68,7 @@ const MAX_CLAIM_PASSES = 3;
  * waiting for the disk.
  */
 const claimStatement = (reaching: boolean) => `WITH existing AS (
-    SELECT id, fingerprint, state = 'complete' AS complete, ${DISPOSABLE_WHEN_EXPIRED} AS disposable,
+    SELECT id, fingerprint, expires_at, state = 'complete' AS complete, ${DISPOSABLE_WHEN_EXPIRED} AS disposable,
            coalesce(lease_expires_at <= now(), false) AS lease_expired,
            response_status, response_headers, response_body
       FROM idempotency_keys WHERE scope = $1 AND idem_key = $2
@@ -80,9 +81,10 @@ const claimStatement = (reaching: boolean) => `WITH existing AS (
            ${reaching ? `$10::jsonb, now(), jsonb_build_object($6, now()::timestamptz(3))` : `'{}', NULL, '{}'`}
      WHERE NOT EXISTS (SELECT FROM existing)${reaching ? "" : ` AND ${ASYNC_COMMIT}`}
     ON CONFLICT (scope, idem_key) DO NOTHING
-    RETURNING id, created_at
+    RETURNING id, created_at, expires_at
   )
   SELECT (SELECT id::text FROM claimed) AS claimed_id, (SELECT created_at FROM claimed) AS created_at,
+         (SELECT expires_at FROM claimed) AS expires_at,
          (SELECT to_jsonb(existing) FROM existing) AS existing`;
 
 const CLAIM = claimStatement(false);
@@ -95,7 +97,7 @@ const DELETE_IF_DISPOSABLE = `DELETE FROM idempotency_keys WHERE id = $1::uuid A
 const TAKE_OVER = `UPDATE idempotency_keys
     SET lease_owner = $1::uuid, lease_expires_at = now() + make_interval(secs => $2::int)
   WHERE id = $3::uuid AND state = 'in_flight' AND lease_expires_at <= now()
-  RETURNING recovery_point, progress, point_reached_at, created_at, side_effect_generation`;
+  RETURNING recovery_point, progress, point_reached_at, created_at, expires_at, side_effect_generation`;
 
 const FIND_ABANDONED = `SELECT id::text AS "keyId", scope, idem_key AS key, operation, fingerprint, request
     FROM idempotency_keys
@@ -158,6 +160,8 @@ const DELETE_EXPIRED = `WITH gone AS (
 interface ExistingKeyRow {
   id: string;
   fingerprint: string;
+  /** As JSON: an ISO 8601 string. */
+  expires_at: string;
   complete: boolean;
   disposable: boolean;
   lease_expired: boolean;
@@ -171,6 +175,7 @@ interface TakenOverRow {
   progress: unknown;
   point_reached_at: Date | string | null;
   created_at: Date | string;
+  expires_at: Date | string;
   side_effect_generation: number;
 }
 
@@ -208,6 +213,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
       const [row] = await this.connection.query<{
         claimed_id: string | null;
         created_at: Date | string | null;
+        expires_at: Date | string | null;
         existing: ExistingKeyRow | null;
       }>(
         progress ? CLAIM_REACHING : CLAIM,
@@ -223,6 +229,7 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
           pointReachedAt: new Date(row.created_at!),
           sideEffectGeneration: 0,
           tookOver: false,
+          lifetime: this.lifetime(row.expires_at!),
         };
         return { kind: "claimed", claim };
       }
@@ -233,9 +240,12 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
         await this.connection.query(DELETE_IF_DISPOSABLE, [existing.id]);
         continue;
       }
-      if (existing.fingerprint !== request.fingerprint) return { kind: "fingerprint-mismatch" };
-      if (existing.complete) return { kind: "replay", stored: storedResponseOf(existing) };
-      if (!existing.lease_expired) return { kind: "in-flight" };
+      const lifetime = this.lifetime(existing.expires_at);
+      if (existing.fingerprint !== request.fingerprint)
+        return { kind: "fingerprint-mismatch", lifetime };
+      if (existing.complete)
+        return { kind: "replay", stored: storedResponseOf(existing), lifetime };
+      if (!existing.lease_expired) return { kind: "in-flight", lifetime };
       const takenOver = await this.takeOver(existing.id);
       if (takenOver) return { kind: "claimed", claim: takenOver };
     }
@@ -259,6 +269,15 @@ export class SqlKeyStore<Tx> implements KeyStore<Tx> {
       pointReachedAt: new Date(row.point_reached_at ?? row.created_at),
       sideEffectGeneration: row.side_effect_generation,
       tookOver: true,
+      lifetime: this.lifetime(row.expires_at),
+    };
+  }
+
+  private lifetime(expiresAt: Date | string): KeyLifetime {
+    return {
+      expiresAt: new Date(expiresAt),
+      retentionSeconds: this.timings.ttlSeconds,
+      leaseSeconds: this.timings.leaseSeconds,
     };
   }
 

@@ -52,6 +52,18 @@ export interface KeyStore<Tx> {
   isUnavailable(error: unknown): boolean;
 }
 
+/**
+ * How long the key of an answer lives, for the client (the adapter writes it
+ * as headers): when its stored result is forgotten, by the database's clock,
+ * and the policy behind it.
+ */
+export interface KeyLifetime {
+  /** When the key and its stored response may be forgotten: a retry after it is a new request. */
+  expiresAt: Date;
+  retentionSeconds: number;
+  leaseSeconds: number;
+}
+
 export interface KeyTimings {
   /** How long one attempt holds a key before another may take it over. */
   leaseSeconds: number;
@@ -96,13 +108,15 @@ export interface Claim {
   sideEffectGeneration: number;
   /** True when this attempt took the key over from one whose lease ran out. */
   tookOver: boolean;
+  lifetime: KeyLifetime;
 }
 
 export type ClaimResult =
   | { kind: "claimed"; claim: Claim }
-  | { kind: "replay"; stored: StoredResponse }
-  | { kind: "in-flight" }
-  | { kind: "fingerprint-mismatch" };
+  | { kind: "replay"; stored: StoredResponse; lifetime: KeyLifetime }
+  // Without a lifetime when the key vanished under every pass of the claim.
+  | { kind: "in-flight"; lifetime?: KeyLifetime }
+  | { kind: "fingerprint-mismatch"; lifetime: KeyLifetime };
 
 /** An in-flight key whose lease ran out: its attempt crashed or stalled. */
 export interface AbandonedKey {

@@ -88,8 +88,9 @@ function engineTests<Tx>(kind: StoreKind) {
       state: string;
       recovery_point: string;
       progress: unknown;
+      expires_at: Date;
     }>(
-      `SELECT id::text, scope, fingerprint, state, recovery_point, progress FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
+      `SELECT id::text, scope, fingerprint, state, recovery_point, progress, expires_at FROM idempotency_keys WHERE scope = $1 AND idem_key = $2`,
       [scope, key],
     );
     return row;
@@ -106,6 +107,7 @@ function engineTests<Tx>(kind: StoreKind) {
   describe("an operation under a key", () => {
     it("runs its phases once and stores the response with the last commit", async () => {
       const outcome = await engine.run(operation, call("k1"));
+      const row = await keyRow("k1");
       expect(outcome).toEqual({
         kind: "completed",
         stored: {
@@ -113,10 +115,11 @@ function engineTests<Tx>(kind: StoreKind) {
           headers: { "Content-Type": "application/json" },
           body: { receipt: "receipt-1-100" },
         },
+        lifetime: { expiresAt: row!.expires_at, retentionSeconds: 3600, leaseSeconds: 30 },
       });
       expect(await effects("reserved")).toBe(1);
       expect(await effects("recorded")).toBe(1);
-      expect(await keyRow("k1")).toMatchObject({ state: "complete", recovery_point: "finished" });
+      expect(row).toMatchObject({ state: "complete", recovery_point: "finished" });
     });
 
     it("records every point the key passed, the service's answer's at the last commit, which wrote it", async () => {
@@ -133,15 +136,17 @@ function engineTests<Tx>(kind: StoreKind) {
     it("answers a repeat from the stored response and runs nothing again", async () => {
       const first = await engine.run(operation, call("k1"));
       const again = await engine.run(operation, call("k1", { amount: 100 }));
-      expect(again).toEqual({ kind: "replay", stored: (first as { stored: unknown }).stored });
+      const { stored, lifetime } = first as { stored: unknown; lifetime: unknown };
+      expect(again).toEqual({ kind: "replay", stored, lifetime });
       expect(service.calls).toBe(1);
       expect(await effects("recorded")).toBe(1);
     });
 
     it("refuses the key for a different request (422) and leaves the first result alone", async () => {
-      await engine.run(operation, call("k1", { amount: 100 }));
+      const first = await engine.run(operation, call("k1", { amount: 100 }));
       expect(await engine.run(operation, call("k1", { amount: 200 }))).toEqual({
         kind: "fingerprint-mismatch",
+        lifetime: (first as { lifetime: unknown }).lifetime,
       });
       expect(service.calls).toBe(1);
     });
@@ -166,9 +171,10 @@ function engineTests<Tx>(kind: StoreKind) {
       const holdingEngine = createEngine({ store: engine.store, operations: [holding] });
       const first = holdingEngine.run(holding, call("k1"));
       await expect.poll(async () => (await keyRow("k1"))?.recovery_point).toBe("calling");
-      expect(await holdingEngine.run(holding, call("k1"))).toEqual({
+      expect(await holdingEngine.run(holding, call("k1"))).toMatchObject({
         kind: "in-flight",
         retryAfterSeconds: 1,
+        lifetime: { expiresAt: (await keyRow("k1"))!.expires_at },
       });
       release();
       expect(await first).toMatchObject({ kind: "completed" });

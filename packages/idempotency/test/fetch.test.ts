@@ -105,6 +105,35 @@ describe("idempotentRoute (the README's route)", () => {
     expect(row!.count).toBe(1);
   });
 
+  it("tells the key's lifetime on the first answer, on its replay, and on a 422, the same each time", async () => {
+    user++;
+    const before = Date.now();
+    const first = await POST(gift("k1", '{"to":"ada"}'));
+    const replay = await POST(gift("k1", '{"to":"ada"}'));
+    const reused = await POST(gift("k1", '{"to":"bob"}'));
+    expect([first.status, replay.status, reused.status]).toEqual([201, 201, 422]);
+    const [row] = await database.rows<{ expires_at: Date }>(
+      `SELECT expires_at FROM idempotency_keys WHERE scope = $1`,
+      [`user-${user}`],
+    );
+    for (const response of [first, replay, reused]) {
+      expect(response.headers.get("idempotency-key-policy")).toBe("retention=86400, lease=30");
+      // The row's expiry, to the second an HTTP date can say.
+      const expires = Date.parse(response.headers.get("idempotency-key-expires")!);
+      expect(expires).toBe(Math.floor(row!.expires_at.getTime() / 1000) * 1000);
+    }
+    const expires = Date.parse(first.headers.get("idempotency-key-expires")!);
+    expect(expires).toBeGreaterThan(before + 86_400_000 - 60_000);
+  });
+
+  it("tells no lifetime where no key was kept", async () => {
+    user++;
+    const response = await POST(gift("k1", "{"));
+    expect(response.status).toBe(400);
+    expect(response.headers.get("idempotency-key-expires")).toBeNull();
+    expect(response.headers.get("idempotency-key-policy")).toBeNull();
+  });
+
   it("passes the scope's own refusal through, before the key is read", async () => {
     const response = await POST(
       new Request("http://shop.test/gifts", { method: "POST", body: "{}" }),

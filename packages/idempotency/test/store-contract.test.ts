@@ -128,21 +128,39 @@ function contractTests<Tx>(kind: StoreKind) {
       );
     });
 
-    it("answers in-flight while another attempt holds the key", async () => {
-      const { request } = await claimFresh();
-      expect(await store.claim(request)).toEqual({ kind: "in-flight" });
+    it("gives the key's lifetime from its row: its expiry, the retention and the lease", async () => {
+      const { request, claim } = await claimFresh();
+      const row = await keyRow(request);
+      expect(claim.lifetime).toEqual({
+        expiresAt: row!.expires_at,
+        retentionSeconds: TIMINGS.ttlSeconds,
+        leaseSeconds: TIMINGS.leaseSeconds,
+      });
+      expect((row!.expires_at as Date).getTime() - (row!.created_at as Date).getTime()).toBe(
+        TIMINGS.ttlSeconds * 1000,
+      );
     });
 
-    it("answers a completed key with its stored response, writing nothing", async () => {
+    it("answers in-flight while another attempt holds the key, with the key's lifetime", async () => {
+      const { request, claim } = await claimFresh();
+      expect(await store.claim(request)).toEqual({ kind: "in-flight", lifetime: claim.lifetime });
+    });
+
+    it("answers a completed key with its stored response and its lifetime, writing nothing", async () => {
       const { request, claim } = await claimFresh();
       await store.commitPhase(claim, async () => ({ response: RESPONSE }));
-      expect(await store.claim(request)).toEqual({ kind: "replay", stored: RESPONSE });
+      expect(await store.claim(request)).toEqual({
+        kind: "replay",
+        stored: RESPONSE,
+        lifetime: claim.lifetime,
+      });
     });
 
-    it("refuses another request under the same key", async () => {
-      const { request } = await claimFresh();
+    it("refuses another request under the same key, with that key's lifetime", async () => {
+      const { request, claim } = await claimFresh();
       expect(await store.claim({ ...request, fingerprint: "e".repeat(64) })).toEqual({
         kind: "fingerprint-mismatch",
+        lifetime: claim.lifetime,
       });
     });
 
@@ -282,6 +300,8 @@ function contractTests<Tx>(kind: StoreKind) {
             point,
             moved: point !== "started",
             progress: point === "calling" ? { reserved: 7 } : {},
+            // The key's, from its claim: a takeover does not extend it.
+            lifetime: claim.lifetime,
           },
         });
       },
@@ -388,8 +408,12 @@ function contractTests<Tx>(kind: StoreKind) {
     it("answers in-flight for a key past it whose attempt still holds the lease, and leaves it alone", async () => {
       const { request, claim } = await claimFresh();
       await expireKey(request);
-      expect(await store.claim(request)).toEqual({ kind: "in-flight" });
-      expect(await keyRow(request)).toMatchObject({ id: claim.keyId, state: "in_flight" });
+      const row = await keyRow(request);
+      expect(await store.claim(request)).toEqual({
+        kind: "in-flight",
+        lifetime: { ...claim.lifetime, expiresAt: row!.expires_at },
+      });
+      expect(row).toMatchObject({ id: claim.keyId, state: "in_flight" });
     });
 
     it("lets the reaper delete complete keys and never-moved abandoned ones past it, and nothing else", async () => {
