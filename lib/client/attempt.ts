@@ -6,9 +6,11 @@
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  KEY_POLICY_HEADER,
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
 } from "@/lib/http/headers";
+import { parseKeyRetentionSeconds } from "./retry-policy";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -22,6 +24,8 @@ export type AttemptOutcome =
       /** `Idempotent-Replayed: true`: the stored result of an earlier attempt, nothing charged now. */
       replayed: boolean;
       retryAfter: string | null;
+      /** How long the server keeps the key (Idempotency-Key-Policy's retention); absent when it did not say. */
+      keyRetentionSeconds?: number;
       /** The parsed body, or null when it was not JSON or did not arrive whole. */
       json: unknown;
       durationMs: number;
@@ -94,6 +98,7 @@ export async function sendAttempt({
         durationMs: elapsed(),
       };
     }
+    const keyRetentionSeconds = parseKeyRetentionSeconds(response.headers.get(KEY_POLICY_HEADER));
     return {
       kind: "response",
       status: response.status,
@@ -101,6 +106,7 @@ export async function sendAttempt({
       requestId: response.headers.get(REQUEST_ID_HEADER),
       replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
       retryAfter: response.headers.get(RETRY_AFTER_HEADER),
+      ...(keyRetentionSeconds !== null && { keyRetentionSeconds }),
       json,
       durationMs: elapsed(),
     };

@@ -405,6 +405,17 @@ describe("submitCheckout: giving up", () => {
     expect(elapsed).toBe(45_000);
   });
 
+  it("stops in the first half of the key's life when the server keeps keys for less than the budget", async () => {
+    // Kept 40 s: the last attempt must end by 20 s, so none starts after
+    // 14 s (an attempt may take 6 s). Retry-After: 5 puts attempts at 0, 5
+    // and 10 s; the next, at 15 s, is not made.
+    const shortLived = { "Retry-After": "5", "Idempotency-Key-Policy": "retention=40, lease=5" };
+    const busy = Array.from({ length: 12 }, () => json(409, problem(409, "busy"), shortLived));
+    const { result, times } = await run(busy);
+    expect(times).toEqual([0, 5_000, 10_000]);
+    expect(result).toMatchObject({ kind: "failed", outcomeUnknown: true, attempts: 3 });
+  });
+
   it("reports the attempts really made when p-retry's time budget stops it early", async () => {
     // The page is frozen for 70 s right after the 2nd attempt's answer (a
     // throttled background tab): the wait the policy chose ends outside the

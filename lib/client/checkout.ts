@@ -41,6 +41,8 @@ export interface AttemptInfo extends AttemptStart {
   orderId: string | null;
   /** How long the client waits before attempt n + 1, or null if it stops here. */
   retryInMs: number | null;
+  /** How long the server keeps the key, when the answer said. */
+  keyRetentionSeconds?: number;
 }
 
 export type CheckoutResult =
@@ -117,6 +119,9 @@ function describe(
         durationMs: outcome.durationMs,
         orderId: isOrder(outcome.json) ? outcome.json.id : null,
         retryInMs,
+        ...(outcome.keyRetentionSeconds !== undefined && {
+          keyRetentionSeconds: outcome.keyRetentionSeconds,
+        }),
       }
     : {
         n,

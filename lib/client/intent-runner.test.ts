@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  KEY_POLICY_HEADER,
   RETRY_AFTER_HEADER,
 } from "@/lib/http/headers";
 import type { Cart } from "./api-types";
@@ -240,6 +241,24 @@ describe("intent runner: when the intent ends", () => {
 
     expect(calls[firstRun]?.key).toBe(key);
     expect(runner.getSnapshot().log.at(-1)).toMatchObject({ run: 2, runAttempt: 1 });
+  });
+
+  it("keeps with the intent how long the server keeps its key, so a short-lived key's intent is forgotten in time", async () => {
+    const shortLived = () =>
+      json(
+        503,
+        { title: "Service Unavailable", status: 503, detail: "try later" },
+        { [RETRY_AFTER_HEADER]: "1", [KEY_POLICY_HEADER]: "retention=600, lease=30" },
+      );
+    const { runner, store } = page(fakeServer([], shortLived));
+    runner.pay(normal);
+    await vi.runAllTimersAsync();
+    expect(store.load(cart.cartId)).toMatchObject({
+      state: "unresolved",
+      keyRetentionSeconds: 600,
+    });
+    vi.advanceTimersByTime(300_001);
+    expect(store.load(cart.cartId)).toBeNull();
   });
 
   it("a run whose submit throws counts as outcome unknown: the intent is kept", async () => {

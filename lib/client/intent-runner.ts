@@ -172,12 +172,21 @@ export function createIntentRunner({
     return lastId;
   }
 
-  function updateLog(id: number, change: (log: AttemptLog) => AttemptLog) {
+  /** A change to the log, saved with the intent; with the key's retention when an answer told it. */
+  function updateLog(
+    id: number,
+    change: (log: AttemptLog) => AttemptLog,
+    keyRetentionSeconds?: number,
+  ) {
     if (activeId !== id) return;
     const log = change(snapshot.log);
     const intent = intentById(id);
     if (intent.stored && !intent.ended) {
-      const stored = { ...intent.stored, attempts: log };
+      const stored = {
+        ...intent.stored,
+        attempts: log,
+        ...(keyRetentionSeconds !== undefined && { keyRetentionSeconds }),
+      };
       put({ ...intent, stored });
       store.save(stored);
     }
@@ -222,7 +231,11 @@ export function createIntentRunner({
             updateLog(id, (log) => interruptAttempt(log, runNumber, attempt.n));
             return;
           }
-          updateLog(id, (log) => finishAttempt(log, runNumber, attempt));
+          updateLog(
+            id,
+            (log) => finishAttempt(log, runNumber, attempt),
+            attempt.keyRetentionSeconds,
+          );
           if (attempt.retryInMs !== null && !isEnded(id)) {
             publish({
               phase: {

@@ -3,6 +3,7 @@ import {
   AUTO_RESUME_WINDOW_MS,
   INTENT_MAX_AGE_MS,
   createIntentStore,
+  intentMaxAgeMs,
   samePayload,
   shouldAutoResume,
   startRun,
@@ -83,6 +84,18 @@ describe("intent store", () => {
     expect(store.latest()).toBeNull();
     expect(storage.length).toBe(0);
     expect(INTENT_MAX_AGE_MS).toBe(SERVER_KEY_LIFETIME_MS / 2);
+  });
+
+  it("forgets an intent after half its key's life when the server said it keeps keys for less", () => {
+    const storage = new MemoryStorage();
+    let now = NOW;
+    const store = createIntentStore(storage, () => now);
+    store.save(intent({ cartId: "short", keyRetentionSeconds: 60 }));
+    now = NOW + 29_000;
+    expect(store.load("short")).toMatchObject({ keyRetentionSeconds: 60 });
+    now = NOW + 30_001;
+    expect(store.load("short")).toBeNull();
+    expect(intentMaxAgeMs(86_400 * 30)).toBe(INTENT_MAX_AGE_MS);
   });
 
   it("reads an entry saved without lastRunAt as one whose latest run began with the intent", () => {

@@ -33,6 +33,8 @@ export interface StoredIntent {
    */
   state: "sending" | "unresolved";
   attempts: AttemptLog;
+  /** How long the server keeps the key, once an answer said (Idempotency-Key-Policy). */
+  keyRetentionSeconds?: number;
 }
 
 const PREFIX = "oncepay.intent.";
@@ -42,6 +44,24 @@ const PREFIX = "oncepay.intent.";
  * lifetime, so a resent key is always one the server still remembers.
  */
 export const INTENT_MAX_AGE_MS = SERVER_KEY_LIFETIME_MS / 2;
+
+/**
+ * How long an intent (a checkout's or a refund's) is kept: half its key's
+ * life, as the server said it when it did (a server that keeps keys an hour
+ * has its intents forgotten after half an hour), else half the default.
+ */
+export function intentMaxAgeMs(keyRetentionSeconds: number | undefined): number {
+  return keyRetentionSeconds === undefined
+    ? INTENT_MAX_AGE_MS
+    : Math.min(INTENT_MAX_AGE_MS, (keyRetentionSeconds * 1000) / 2);
+}
+
+/** A retention as stored: a whole number of seconds, or absent. */
+export function storedRetention(value: unknown): { keyRetentionSeconds?: number } {
+  return Number.isSafeInteger(value) && (value as number) >= 0
+    ? { keyRetentionSeconds: value as number }
+    : {};
+}
 
 /**
  * A reload resumes an in-flight intent on its own only this soon after its
@@ -90,7 +110,10 @@ export function createIntentStore(
       const raw = storage.getItem(storageKey);
       if (raw === null) return null;
       const intent = parseIntent(parseJson(raw));
-      if (intent === null || now() - intent.createdAt > INTENT_MAX_AGE_MS) {
+      if (
+        intent === null ||
+        now() - intent.createdAt > intentMaxAgeMs(intent.keyRetentionSeconds)
+      ) {
         storage.removeItem(storageKey);
         return null;
       }
@@ -180,6 +203,7 @@ function parseIntent(value: unknown): StoredIntent | null {
     lastRunAt: typeof v.lastRunAt === "number" ? v.lastRunAt : v.createdAt,
     state: v.state,
     attempts: parseAttemptLog(v.attempts),
+    ...storedRetention(v.keyRetentionSeconds),
   };
 }
 

@@ -87,6 +87,8 @@ export async function sendUnderKey(options: KeyedSendOptions): Promise<KeyedSend
   // Called through a wrapper: a detached window.fetch throws "Illegal invocation".
   const fetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const runStartedAt = performance.now();
+  // The key's retention, from the last answer that told it.
+  let keyRetentionSeconds: number | undefined;
 
   try {
     return await pRetry(
@@ -114,10 +116,13 @@ export async function sendUnderKey(options: KeyedSendOptions): Promise<KeyedSend
         onFailedAttempt: async ({ error, attemptNumber }) => {
           if (!(error instanceof RetryableAttempt)) throw error;
           const { outcome } = error;
+          if (outcome.kind === "response")
+            keyRetentionSeconds = outcome.keyRetentionSeconds ?? keyRetentionSeconds;
           const retryInMs = nextRetryDelayMs({
             attempt: attemptNumber,
             retryAfter: outcome.kind === "response" ? outcome.retryAfter : null,
             elapsedMs: performance.now() - runStartedAt,
+            keyRetentionSeconds,
             policy: { ...policy, maxAttempts },
             random,
           });

@@ -8,7 +8,7 @@
  * press.
  */
 import { newIdempotencyKey } from "./checkout";
-import { browserSessionStorage, INTENT_MAX_AGE_MS } from "./intent-store";
+import { browserSessionStorage, intentMaxAgeMs, storedRetention } from "./intent-store";
 
 export interface RefundIntent {
   orderId: string;
@@ -25,6 +25,8 @@ export interface RefundIntent {
    * client gave up with the outcome unknown.
    */
   state: "sending" | "unresolved";
+  /** How long the server keeps the key, once an answer said (Idempotency-Key-Policy). */
+  keyRetentionSeconds?: number;
 }
 
 /**
@@ -81,7 +83,7 @@ export function createRefundIntentStore(
         if (
           intent === null ||
           intent.orderId !== orderId ||
-          now() - intent.createdAt > INTENT_MAX_AGE_MS
+          now() - intent.createdAt > intentMaxAgeMs(intent.keyRetentionSeconds)
         ) {
           storage?.removeItem(PREFIX + orderId);
           return null;
@@ -121,5 +123,6 @@ function parseIntent(value: unknown): RefundIntent | null {
     createdAt: v.createdAt,
     lastRunAt: v.lastRunAt,
     state: v.state,
+    ...storedRetention(v.keyRetentionSeconds),
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { IDEMPOTENCY_KEY_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
+import { IDEMPOTENCY_KEY_HEADER, KEY_POLICY_HEADER, RETRY_AFTER_HEADER } from "@/lib/http/headers";
 import { MemoryStorage, jsonAnswer } from "@/lib/testing/browser";
 import type { FetchLike } from "./attempt";
 import { AUTO_RESUME_WINDOW_MS } from "./intent-store";
@@ -157,6 +157,21 @@ describe("the refund control: one press, one key", () => {
     runner.refund(700);
     await vi.runAllTimersAsync();
     expect(calls.slice(before).every((call) => call.key === key)).toBe(true);
+  });
+
+  it("keeps with the intent how long the server keeps its key, and forgets it after half of that", async () => {
+    const held = () =>
+      jsonAnswer(
+        409,
+        { title: "Conflict", status: 409, detail: "still running" },
+        { [RETRY_AFTER_HEADER]: "1", [KEY_POLICY_HEADER]: "retention=600, lease=30" },
+      );
+    const { runner, store } = control(fakeServer([], held));
+    runner.refund(700);
+    await vi.runAllTimersAsync();
+    expect(store.load(ORDER_ID)).toMatchObject({ state: "unresolved", keyRetentionSeconds: 600 });
+    vi.advanceTimersByTime(300_001);
+    expect(store.load(ORDER_ID)).toBeNull();
   });
 
   it("makes a new key for a press after the last refund ended, and shows a 422 as the server words it", async () => {

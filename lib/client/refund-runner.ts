@@ -103,6 +103,10 @@ export function createRefundRunner({
         onAttemptStart: ({ n }) =>
           publish({ phase: { kind: "sending", attempt: n, maxAttempts, resumed } }),
         onAttempt: (attempt) => {
+          if (attempt.keyRetentionSeconds !== undefined) {
+            intent = { ...intent, keyRetentionSeconds: attempt.keyRetentionSeconds };
+            store.save(intent);
+          }
           if (attempt.retryInMs !== null)
             publish({
               phase: {

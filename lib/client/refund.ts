@@ -36,6 +36,8 @@ export interface RefundAttempt extends AttemptStart {
   replayed: boolean;
   /** How long the client waits before attempt n + 1, or null if it stops here. */
   retryInMs: number | null;
+  /** How long the server keeps the key, when the answer said. */
+  keyRetentionSeconds?: number;
 }
 
 export type RefundResult =
@@ -104,5 +106,9 @@ function describe(start: AttemptStart, outcome: AttemptOutcome, retryInMs: numbe
     failure: outcome.kind === "response" ? null : outcome.reason,
     replayed: outcome.kind === "response" && outcome.replayed,
     retryInMs,
+    ...(outcome.kind === "response" &&
+      outcome.keyRetentionSeconds !== undefined && {
+        keyRetentionSeconds: outcome.keyRetentionSeconds,
+      }),
   };
 }

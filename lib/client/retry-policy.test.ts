@@ -5,7 +5,9 @@ import {
   backoffCeilingMs,
   fullJitterDelayMs,
   isRetryableStatus,
+  budgetUnderKeyMs,
   nextRetryDelayMs,
+  parseKeyRetentionSeconds,
   parseRetryAfterMs,
   worstCaseRunMs,
 } from "./retry-policy";
@@ -97,6 +99,34 @@ describe("nextRetryDelayMs", () => {
   it("stops when the next attempt would start outside the budget", () => {
     expect(nextRetryDelayMs({ attempt: 2, retryAfter: "5", elapsedMs: 54_999 })).toBe(5000);
     expect(nextRetryDelayMs({ attempt: 2, retryAfter: "5", elapsedMs: 55_000 })).toBeNull();
+  });
+});
+
+describe("the key's retention", () => {
+  it("reads it from Idempotency-Key-Policy, in any order, and nothing else", () => {
+    expect(parseKeyRetentionSeconds("retention=86400, lease=30")).toBe(86_400);
+    expect(parseKeyRetentionSeconds("lease=30,retention=60")).toBe(60);
+    expect(parseKeyRetentionSeconds("lease=30")).toBeNull();
+    expect(parseKeyRetentionSeconds("myretention=5")).toBeNull();
+    expect(parseKeyRetentionSeconds(null)).toBeNull();
+  });
+
+  it("shortens the budget so the last attempt ends in the key's first half-life", () => {
+    expect(budgetUnderKeyMs(RETRY_POLICY, undefined)).toBe(RETRY_POLICY.budgetMs);
+    expect(budgetUnderKeyMs(RETRY_POLICY, 86_400)).toBe(RETRY_POLICY.budgetMs);
+    expect(budgetUnderKeyMs(RETRY_POLICY, 60)).toBe(30_000 - RETRY_POLICY.attemptTimeoutMs);
+    expect(
+      nextRetryDelayMs({ attempt: 1, retryAfter: "1", elapsedMs: 23_000, keyRetentionSeconds: 60 }),
+    ).toBeNull();
+    expect(
+      nextRetryDelayMs({
+        attempt: 1,
+        retryAfter: "1",
+        elapsedMs: 22_000,
+        keyRetentionSeconds: 60,
+        random: () => 0,
+      }),
+    ).toBe(1000);
   });
 });
 

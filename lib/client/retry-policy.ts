@@ -80,6 +80,28 @@ export function parseRetryAfterMs(value: string | null, now: number = Date.now()
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
+/** The retention in Idempotency-Key-Policy (`retention=86400, lease=30`), in seconds; null when absent or unreadable. */
+export function parseKeyRetentionSeconds(value: string | null): number | null {
+  const match = value?.match(/(?:^|,)\s*retention=(\d+)\s*(?:,|$)/);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * The run's budget under a key the server keeps `keyRetentionSeconds`: the
+ * last attempt must end within the first half of the key's life. The key
+ * was claimed after the run's first attempt was sent, so time counted from
+ * that send, on the client's own clock, never overstates what is left, and
+ * no clock needs to agree with the server's. A retry after the key's end
+ * would be a new request, and could charge twice.
+ */
+export function budgetUnderKeyMs(
+  policy: RetryPolicy,
+  keyRetentionSeconds: number | undefined,
+): number {
+  if (keyRetentionSeconds === undefined) return policy.budgetMs;
+  return Math.min(policy.budgetMs, (keyRetentionSeconds * 1000) / 2 - policy.attemptTimeoutMs);
+}
+
 /** The upper bound of the backoff before retry `retry` (1 = the wait after the first attempt). */
 export function backoffCeilingMs(retry: number, policy: RetryPolicy = RETRY_POLICY): number {
   return Math.min(policy.backoffCapMs, policy.backoffBaseMs * 2 ** (retry - 1));
@@ -105,6 +127,8 @@ export interface NextRetryInput {
   retryAfter: string | null;
   /** Time since the run's first attempt started. */
   elapsedMs: number;
+  /** How long the server keeps the key, as its last answer said (Idempotency-Key-Policy). */
+  keyRetentionSeconds?: number;
   policy?: RetryPolicy;
   random?: () => number;
   now?: number;
@@ -113,7 +137,8 @@ export interface NextRetryInput {
 /**
  * How long to wait before the next attempt, or null to give up now: when the
  * attempts are used up, or when the next attempt would start outside the
- * budget (waiting only to give up would waste the shopper's time).
+ * budget, shortened to the key's first half-life when the server said how
+ * long it keeps keys (waiting only to give up would waste the shopper's time).
  *
  * A valid Retry-After is the least wait (the server says it will not be ready
  * sooner), not the whole schedule: the backoff keeps growing underneath, so a
@@ -124,6 +149,7 @@ export function nextRetryDelayMs({
   attempt,
   retryAfter,
   elapsedMs,
+  keyRetentionSeconds,
   policy = RETRY_POLICY,
   random = Math.random,
   now,
@@ -133,5 +159,5 @@ export function nextRetryDelayMs({
   const backoff = fullJitterDelayMs(attempt, random, policy);
   const delay =
     fromHeader === null ? backoff : Math.max(Math.min(fromHeader, policy.retryAfterCapMs), backoff);
-  return elapsedMs + delay < policy.budgetMs ? delay : null;
+  return elapsedMs + delay < budgetUnderKeyMs(policy, keyRetentionSeconds) ? delay : null;
 }
