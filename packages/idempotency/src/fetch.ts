@@ -94,6 +94,18 @@ export type ProblemTypeOf = (slug: string) => string;
 
 export const defaultProblemType: ProblemTypeOf = (slug) => `urn:oncepay:problem:${slug}`;
 
+/** How problem answers name their problem, and where a person reads about it. */
+export interface ProblemNaming {
+  /** The `type` of each problem (defaultProblemType when omitted). */
+  problemType?: ProblemTypeOf;
+  /**
+   * The page that explains a problem (what happened, what to do): given,
+   * every problem answer links it, `Link: <…>; rel="describedby"`, as the
+   * Idempotency-Key draft asks of its 400 and 422.
+   */
+  describedBy?: ProblemTypeOf;
+}
+
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
 /** The request's key and JSON body, or the problem that refuses it (nothing was written). */
@@ -114,10 +126,7 @@ export async function readKeyedCall(
 }
 
 /** The answer for an outcome: the stored response (replayed or not), or a problem+json. */
-export function outcomeResponse(
-  outcome: HttpOutcome,
-  problemType: ProblemTypeOf = defaultProblemType,
-): Response {
+export function outcomeResponse(outcome: HttpOutcome, naming: ProblemNaming = {}): Response {
   const lifetime = keyLifetimeHeaders("lifetime" in outcome ? outcome.lifetime : undefined);
   switch (outcome.kind) {
     case "replay":
@@ -130,7 +139,10 @@ export function outcomeResponse(
   const headers = new Headers({ "Content-Type": PROBLEM_CONTENT_TYPE, ...lifetime });
   if ("retryAfterSeconds" in outcome)
     headers.set(RETRY_AFTER_HEADER, String(outcome.retryAfterSeconds));
-  const problem = problemDetails(outcome, problemType);
+  const { describedBy } = naming;
+  if (describedBy)
+    headers.set("Link", `<${describedBy(PROBLEMS[outcome.kind].slug)}>; rel="describedby"`);
+  const problem = problemDetails(outcome, naming.problemType);
   return new Response(canonicalJson(problem), { status: problem.status, headers });
 }
 
@@ -186,7 +198,8 @@ export interface RouteOptions<Input, Tx, Refusal> {
   admit?: (scope: string) => Promise<Refusal | undefined>;
   /** The largest body read, in bytes (16 KiB when omitted). */
   maxBodyBytes?: number;
-  problemType?: ProblemTypeOf;
+  /** How its problems are named, and linked to their explanations. */
+  problems?: ProblemNaming;
 }
 
 /**
@@ -197,12 +210,12 @@ export interface RouteOptions<Input, Tx, Refusal> {
 export function idempotentRoute<Input, Tx>(
   options: RouteOptions<Input, Tx, Response>,
 ): (request: Request) => Promise<Response> {
-  const { engine, operation, problemType, admit } = options;
+  const { engine, operation, problems, admit } = options;
   return async (request) => {
     const scope = await options.scope(request);
     if (scope instanceof Response) return scope;
     const read = await readKeyedCall(request, scope, options.maxBodyBytes);
-    if (!read.ok) return outcomeResponse(read.problem, problemType);
+    if (!read.ok) return outcomeResponse(read.problem, problems);
     const runOptions: RunOptions<Response> = admit ? { admit: () => admit(scope) } : {};
     const outcome = await engine
       .run(operation, read.call, runOptions)
@@ -218,6 +231,6 @@ export function idempotentRoute<Input, Tx>(
         engine.reporter.error("idempotency.claim_failed", { error });
         return { kind: "internal-error" };
       });
-    return outcome instanceof Response ? outcome : outcomeResponse(outcome, problemType);
+    return outcome instanceof Response ? outcome : outcomeResponse(outcome, problems);
   };
 }

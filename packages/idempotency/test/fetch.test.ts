@@ -134,6 +134,41 @@ describe("idempotentRoute (the README's route)", () => {
     expect(response.headers.get("idempotency-key-policy")).toBeNull();
   });
 
+  it("links each problem to the page that explains it, when the route names one", async () => {
+    const documented = idempotentRoute({
+      engine,
+      operation: sendGift,
+      scope: () => `user-${++user}`,
+      problems: {
+        problemType: (slug) => `https://shop.test/problems/${slug}`,
+        describedBy: (slug) => `https://shop.test/problems/${slug}`,
+      },
+    });
+    const missing = await documented(gift(null, '{"to":"ada"}'));
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get("link")).toBe(
+      '<https://shop.test/problems/idempotency-key-missing>; rel="describedby"',
+    );
+    expect(await missing.json()).toMatchObject({
+      type: "https://shop.test/problems/idempotency-key-missing",
+    });
+    const scope = `user-${++user}`;
+    const sameUser = idempotentRoute({
+      engine,
+      operation: sendGift,
+      scope: () => scope,
+      problems: { describedBy: (slug) => `/problems/${slug}` },
+    });
+    await sameUser(gift(`k-${user}`, '{"to":"ada"}'));
+    const reused = await sameUser(gift(`k-${user}`, '{"to":"bob"}'));
+    expect(reused.status).toBe(422);
+    expect(reused.headers.get("link")).toBe(
+      '</problems/idempotency-key-reused>; rel="describedby"',
+    );
+    // Without a page to link, no Link.
+    expect((await POST(gift(null, "{}"))).headers.get("link")).toBeNull();
+  });
+
   it("passes the scope's own refusal through, before the key is read", async () => {
     const response = await POST(
       new Request("http://shop.test/gifts", { method: "POST", body: "{}" }),
