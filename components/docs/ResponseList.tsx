@@ -34,9 +34,12 @@ export function ResponseList({
               <ul aria-label="Problem types" className="flex flex-wrap gap-1.5">
                 {response.problems.map((problem) => (
                   <li key={problem}>
-                    <code className="break-all rounded bg-oat px-1.5 py-0.5 font-mono text-xs text-roast">
+                    <a
+                      href={problem}
+                      className="break-all rounded bg-oat px-1.5 py-0.5 font-mono text-xs text-roast underline-offset-2 hover:underline"
+                    >
                       {problem}
-                    </code>
+                    </a>
                   </li>
                 ))}
               </ul>

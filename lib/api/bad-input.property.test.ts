@@ -279,7 +279,7 @@ describe("any Idempotency-Key value", () => {
           if (ENDS_FIELD.test(value)) {
             // Whatever the rest of the value turned into, it was not a 5xx and not a charge without a 201.
           } else if (PARSER_REFUSES.test(value)) {
-            expectProblem(answer, 400, "urn:oncepay:problem:malformed-request");
+            expectProblem(answer, 400, "/problems/malformed-request");
           } else if (answer.status !== 201) {
             expectProblem(answer, answer.status);
           }

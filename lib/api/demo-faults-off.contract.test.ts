@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 const demoFaultsDisabled = {
-  type: "urn:oncepay:problem:demo-faults-disabled",
+  type: "/problems/demo-faults-disabled",
   title: "Demo faults are disabled",
   status: 403,
 };

@@ -132,7 +132,7 @@ describe("the lab's keyless checkout (broken on purpose)", () => {
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get("www-authenticate")).toMatch(/^Bearer /);
     expect(await unauthenticated.json()).toMatchObject({
-      type: "urn:oncepay:problem:unauthenticated",
+      type: "/problems/unauthenticated",
       status: 401,
     });
 
@@ -144,7 +144,7 @@ describe("the lab's keyless checkout (broken on purpose)", () => {
     expect(invalid.status).toBe(400);
     expect(invalid.headers.get("content-type")).toBe("application/problem+json");
     const problem = await invalid.json();
-    expect(problem).toMatchObject({ type: "urn:oncepay:problem:invalid-body", status: 400 });
+    expect(problem).toMatchObject({ type: "/problems/invalid-body", status: 400 });
     expect(problem.errors.map((error: { path: string }) => error.path)).toContain(
       "items.0.quantity",
     );
@@ -160,7 +160,7 @@ describe("the lab's keyless checkout (broken on purpose)", () => {
     expect(declined.status).toBe(402);
     expect(declined.headers.get("content-type")).toBe("application/problem+json");
     expect(await declined.json()).toMatchObject({
-      type: "urn:oncepay:problem:payment-declined",
+      type: "/problems/payment-declined",
       declineCode: "generic_decline",
     });
     expect(await countRows("orders", shopper.id)).toBe(0);

@@ -75,7 +75,7 @@ describe("JSON the server cannot store or hash", () => {
       expect(refused.response.status).toBe(400);
       expect(refused.response.headers.get("content-type")).toBe("application/problem+json");
       expect(JSON.parse(refused.text)).toMatchObject({
-        type: "urn:oncepay:problem:unacceptable-json",
+        type: "/problems/unacceptable-json",
         status: 400,
         detail: expect.stringContaining(rule),
       });
@@ -96,7 +96,7 @@ describe("JSON the server cannot store or hash", () => {
     });
 
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ type: "urn:oncepay:problem:unacceptable-json" });
+    expect(await response.json()).toMatchObject({ type: "/problems/unacceptable-json" });
     expect(await labCharges()).toBe(before);
   });
 });
@@ -194,7 +194,7 @@ describe("cookie-authenticated requests from another site", () => {
 
     expect(refused.response.status).toBe(403);
     expect(JSON.parse(refused.text)).toMatchObject({
-      type: "urn:oncepay:problem:cross-site-request",
+      type: "/problems/cross-site-request",
       status: 403,
     });
     const { rows } = await testDb().query(
@@ -229,7 +229,7 @@ describe("methods an endpoint does not serve", () => {
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(await response.json()).toMatchObject({
-      type: "urn:oncepay:problem:method-not-allowed",
+      type: "/problems/method-not-allowed",
       status: 405,
     });
   });

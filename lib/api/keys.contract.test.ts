@@ -176,7 +176,7 @@ describe("GET /api/keys/{key}", () => {
 
     expect(foreign.status).toBe(404);
     expect(foreign.body).toMatchObject({
-      type: "urn:oncepay:problem:idempotency-key-not-found",
+      type: "/problems/idempotency-key-not-found",
       status: 404,
     });
     expect(foreign.text).toBe(missing.text);
@@ -199,7 +199,7 @@ describe("GET /api/keys/{key}", () => {
   ])("answers 404 for %s, which no request could have made", async (_case, key) => {
     const { status, body } = await inspect(shopper.token, key);
     expect(status).toBe(404);
-    expect(body.type).toBe("urn:oncepay:problem:idempotency-key-not-found");
+    expect(body.type).toBe("/problems/idempotency-key-not-found");
   });
 
   it("needs credentials", async () => {

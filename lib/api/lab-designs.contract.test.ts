@@ -176,7 +176,7 @@ describe("Powertools' payload validation", () => {
     const other = await send("cart-b", key);
     expect(other.status).toBe(422);
     expect(await other.json()).toMatchObject({
-      type: "urn:oncepay:problem:idempotency-key-reused",
+      type: "/problems/idempotency-key-reused",
     });
     expect(await rows.ordersForCart(shopper.id, "cart-b")).toBe(0);
   });

@@ -59,7 +59,7 @@ describe("the lab's copied designs without their key store", () => {
       expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
       const text = await response.text();
       const problem = JSON.parse(text) as { type: string; detail: string };
-      expect(problem.type).toBe("urn:oncepay:problem:dependency-unavailable");
+      expect(problem.type).toBe("/problems/dependency-unavailable");
       expect(problem.detail).toContain(store);
       expectNoInternalText(text, String(closed), setting);
       expect(await rowsAt(server.databaseUrl).rowCounts(account.id)).toEqual({

@@ -238,7 +238,7 @@ describe("storms as a resource", () => {
     const refused = await api(account.token, "POST", "/api/lab/storms", body);
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({
-      type: "urn:oncepay:problem:invalid-body",
+      type: "/problems/invalid-body",
       errors: [expect.objectContaining({ path: field })],
     });
     expect((await api(account.token, "GET", "/api/lab/storms")).json.data).toEqual([]);
@@ -320,7 +320,7 @@ describe("the lab's keyed strategies' own answers", () => {
         body: '{"cartId": "c", "items": [{"sku": "mug-ceramic-350", "quantity": 0}]',
       });
       expect(malformed.status).toBe(400);
-      expect(await malformed.json()).toMatchObject({ type: "urn:oncepay:problem:malformed-json" });
+      expect(await malformed.json()).toMatchObject({ type: "/problems/malformed-json" });
       expect(await ordersForCart(account.id, "c")).toBe(0);
     },
   );
@@ -340,7 +340,7 @@ describe("the lab's keyed strategies' own answers", () => {
       const keyless = await fetch(`${baseUrl()}${path}`, { method: "POST", headers, body });
       expect(keyless.status).toBe(400);
       expect(await keyless.json()).toMatchObject({
-        type: "urn:oncepay:problem:idempotency-key-invalid",
+        type: "/problems/idempotency-key-invalid",
       });
 
       const key = randomUUID();

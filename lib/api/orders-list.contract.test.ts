@@ -114,7 +114,7 @@ describe("GET /api/orders", () => {
 
     expect(foreign.status).toBe(400);
     expect(missing.status).toBe(400);
-    expect(foreign.body).toMatchObject({ type: "urn:oncepay:problem:invalid-query", status: 400 });
+    expect(foreign.body).toMatchObject({ type: "/problems/invalid-query", status: 400 });
     expect(JSON.stringify(foreign.body).replaceAll(foreignId, "<id>")).toBe(
       JSON.stringify(missing.body).replaceAll(missingId, "<id>"),
     );
@@ -134,7 +134,7 @@ describe("GET /api/orders", () => {
     expect(status).toBe(400);
     expect(headers.get("content-type")).toBe("application/problem+json");
     expect(body).toMatchObject({
-      type: "urn:oncepay:problem:invalid-query",
+      type: "/problems/invalid-query",
       errors: [expect.objectContaining({ path: parameter })],
     });
   });

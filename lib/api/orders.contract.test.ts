@@ -160,7 +160,7 @@ describe("same key, different payload", () => {
     expect(other.response.status).toBe(422);
     expect(JSON.parse(other.text)).toMatchObject({
       status: 422,
-      type: "urn:oncepay:problem:idempotency-key-reused",
+      type: "/problems/idempotency-key-reused",
     });
     const row = await keyRow(account.id, key);
     expect(row?.response_body).toEqual(JSON.parse(first.text));
@@ -260,7 +260,7 @@ describe("requests rejected before the key is used (400, 413, 415)", () => {
     });
     expect(response.status).toBe(400);
     expect(JSON.parse(response.body)).toMatchObject({
-      type: "urn:oncepay:problem:idempotency-key-repeated",
+      type: "/problems/idempotency-key-repeated",
     });
   });
 });
@@ -502,7 +502,7 @@ describe("key lifetime", () => {
     expect(reused.response.headers.get("content-type")).toBe("application/problem+json");
     expect(JSON.parse(reused.text)).toMatchObject({
       status: 422,
-      type: "urn:oncepay:problem:idempotency-key-expired",
+      type: "/problems/idempotency-key-expired",
     });
     expect(await countRows("orders", shopper.id)).toBe(1);
     expect(await countRows("payments", shopper.id)).toBe(1);
@@ -546,6 +546,38 @@ describe("key lifetime", () => {
         "retention=86400, lease=30",
       );
     }
+  });
+});
+
+describe("problems a person can open", () => {
+  it("links the draft's 400 and 422 to the pages their types name, and each page explains its problem", async () => {
+    const key = randomUUID();
+    const missing = await postOrder({ token: account.token, key: null });
+    await postOrder({ token: account.token, key });
+    const reused = await postOrder({
+      token: account.token,
+      key,
+      body: cartBody({ items: [{ sku: "kettle-gooseneck-1l", quantity: 1 }] }),
+    });
+    for (const [answer, status, slug] of [
+      [missing, 400, "idempotency-key-missing"],
+      [reused, 422, "idempotency-key-reused"],
+    ] as const) {
+      expect(answer.response.status).toBe(status);
+      const { type, title } = JSON.parse(answer.text) as { type: string; title: string };
+      expect(type).toBe(`/problems/${slug}`);
+      expect(answer.response.headers.get("link")).toBe(
+        `<${type}>; rel="describedby"; type="text/html"`,
+      );
+      // The type resolves against the API's origin, to a page that explains it.
+      const page = await fetch(new URL(type, baseUrl()));
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      const html = await page.text();
+      expect(html).toContain(title);
+      expect(html).toContain("What to do");
+    }
+    expect((await fetch(new URL("/problems/no-such-problem", baseUrl()))).status).toBe(404);
   });
 });
 

@@ -72,7 +72,7 @@ describe("the payment provider does not answer", () => {
     expect(unanswered.response.headers.get("retry-after")).toBe("1");
     expect(JSON.parse(unanswered.text)).toMatchObject({
       status: 503,
-      type: "urn:oncepay:problem:dependency-unavailable",
+      type: "/problems/dependency-unavailable",
     });
     const held = await rowsAt(app.databaseUrl).keyRow(shopper.id, key);
     expect(held).toMatchObject({ state: "in_flight", recovery_point: "payment_started" });
@@ -100,7 +100,7 @@ describe("the payment provider refuses the request itself", () => {
     expect(refused.response.headers.get("content-type")).toBe("application/problem+json");
     expect(JSON.parse(refused.text)).toMatchObject({
       status: 502,
-      type: "urn:oncepay:problem:dependency-rejected",
+      type: "/problems/dependency-rejected",
     });
     expect(await rowsAt(misconfiguredApp.databaseUrl).keyRow(shopper.id, key)).toBeUndefined();
     expect(await rowsAt(misconfiguredApp.databaseUrl).rowCounts(shopper.id)).toEqual({
@@ -259,7 +259,7 @@ describe("while the payment provider is unreachable, what does not need it still
     expect(response.status).toBe(503);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(JSON.parse(text)).toMatchObject({ type: "urn:oncepay:problem:dependency-unavailable" });
+    expect(JSON.parse(text)).toMatchObject({ type: "/problems/dependency-unavailable" });
     expectNoInternalText(text, new URL(providerLink.url).port);
     const logged = await loggedLine(
       app,

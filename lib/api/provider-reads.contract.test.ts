@@ -75,7 +75,7 @@ async function expectRateLimited(response: Response, about: RegExp): Promise<voi
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(600);
   expect(await response.json()).toMatchObject({
-    type: "urn:oncepay:problem:rate-limited",
+    type: "/problems/rate-limited",
     status: 429,
     detail: expect.stringMatching(about),
   });

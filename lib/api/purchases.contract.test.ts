@@ -78,7 +78,7 @@ describe("GET /api/purchases/{cartId}", () => {
     for (const cartId of [body.cartId, `cart-${randomUUID()}`, "x".repeat(101)]) {
       const answer = await purchase(mine.token, cartId);
       expect(answer.status).toBe(404);
-      expect(answer.body.type).toBe("urn:oncepay:problem:purchase-not-found");
+      expect(answer.body.type).toBe("/problems/purchase-not-found");
     }
   });
 

@@ -92,7 +92,7 @@ describe("rate limits", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
     expect(JSON.parse(text)).toMatchObject({
-      type: "urn:oncepay:problem:rate-limited",
+      type: "/problems/rate-limited",
       status: 429,
       title: "Too many requests",
     });
@@ -144,7 +144,7 @@ describe("rate limits", () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(await refused.json()).toMatchObject({
-      type: "urn:oncepay:problem:rate-limited",
+      type: "/problems/rate-limited",
       status: 429,
     });
     expect((await accountFrom(`6.6.6.6, ${another}`)).status).toBe(201);
@@ -170,7 +170,7 @@ describe("rate limits", () => {
     const refused = await firstCall(second);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(await refused.json()).toMatchObject({ type: "urn:oncepay:problem:rate-limited" });
+    expect(await refused.json()).toMatchObject({ type: "/problems/rate-limited" });
     expect(await rows.accountIdByTokenHash(hashToken(second.token))).toBeUndefined();
     expect(await rows.rateLimitPoints(window)).toBe(ACCOUNTS + 1);
     // A browser that already has its account is not a new account.

@@ -126,7 +126,7 @@ describe("a refund", () => {
 
     expect(more.response.status).toBe(422);
     expect(more.json()).toMatchObject({
-      type: "urn:oncepay:problem:refund-exceeds-balance",
+      type: "/problems/refund-exceeds-balance",
       status: 422,
     });
     expect(await refundedAtProvider(order)).toEqual([1000, 50, order.amount - 1050]);
@@ -153,7 +153,7 @@ describe("a refund", () => {
     for (const orderId of [someoneElses.id, randomUUID(), "not-an-id", "..%2F..%2Fapi"]) {
       const { response, json } = await postRefund({ token: account.token, orderId });
       expect(response.status, orderId).toBe(404);
-      expect(json()).toMatchObject({ type: "urn:oncepay:problem:order-not-found" });
+      expect(json()).toMatchObject({ type: "/problems/order-not-found" });
     }
     expect(await refundedAtProvider(someoneElses)).toEqual([]);
     expect((await refundsOfOrder(someoneElses.id)).refundedAmount).toBe(0);
@@ -204,7 +204,7 @@ describe("a refund", () => {
 
     expect(response.status).toBe(400);
     const problem = json() as { type: string; errors: { path: string }[] };
-    expect(problem.type).toBe("urn:oncepay:problem:invalid-body");
+    expect(problem.type).toBe("/problems/invalid-body");
     expect(problem.errors.map((error) => error.path)).toContain(path);
     expect((await refundsOfOrder(order.id)).refundedAmount).toBe(0);
   });
@@ -225,7 +225,7 @@ describe("a refund", () => {
         body: { amount },
       });
       expect(response.status).toBe(422);
-      expect(json()).toMatchObject({ type: "urn:oncepay:problem:idempotency-key-reused" });
+      expect(json()).toMatchObject({ type: "/problems/idempotency-key-reused" });
     }
     expect(await refundedAtProvider(order)).toEqual([100]);
     expect(await refundedAtProvider(other)).toEqual([]);
@@ -329,7 +329,7 @@ describe("refunds in flight at once", () => {
       ]);
       for (const answer of answers.filter((answer) => answer.response.status === 422))
         expect(answer.json()).toMatchObject({
-          type: "urn:oncepay:problem:refund-exceeds-balance",
+          type: "/problems/refund-exceeds-balance",
         });
       const recorded = await refundsOfOrder(order.id);
       expect(recorded.refunds.map((refund) => refund.status)).toEqual(

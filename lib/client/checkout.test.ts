@@ -20,7 +20,7 @@ const json = jsonAnswer;
 
 function problem(status: number, detail: string, extra: Record<string, unknown> = {}) {
   return {
-    type: `urn:oncepay:problem:${status}`,
+    type: `/problems/${status}`,
     title: `Problem ${status}`,
     status,
     detail,
@@ -307,7 +307,7 @@ describe("submitCheckout: status classes", () => {
   it("sends the same key again after a 401 for more than one session cookie, whose answer removed the extra one", async () => {
     const severalSessions = {
       ...problem(401, "more than one session cookie"),
-      type: "urn:oncepay:problem:several-session-cookies",
+      type: "/problems/several-session-cookies",
     };
     const { result, calls } = await run([json(401, severalSessions), created()]);
 

@@ -41,7 +41,7 @@ describe("demo settings client", () => {
 
   it("passes on the server's reason when demo faults are off", async () => {
     const problem = {
-      type: "urn:oncepay:problem:demo-faults-disabled",
+      type: "/problems/demo-faults-disabled",
       title: "Forbidden",
       status: 403,
       detail: "Demo faults are off.",

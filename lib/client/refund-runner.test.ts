@@ -29,7 +29,7 @@ const inProgress = () =>
   );
 const exceeds = (detail: string) =>
   jsonAnswer(422, {
-    type: "urn:oncepay:problem:refund-exceeds-balance",
+    type: "/problems/refund-exceeds-balance",
     title: "x",
     status: 422,
     detail,

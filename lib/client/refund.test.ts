@@ -18,7 +18,7 @@ const refund = {
   createdAt: "2026-12-06T02:04:11.208Z",
 };
 const problem = (status: number, detail: string) => ({
-  type: `urn:oncepay:problem:${status}`,
+  type: `/problems/${status}`,
   title: `Problem ${status}`,
   status,
   detail,

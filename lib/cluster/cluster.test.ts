@@ -323,7 +323,7 @@ describeOnServer(
         expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
         // The instance's own answer, not the balancer's "no instance is ready".
         expect(JSON.parse(text)).toMatchObject({
-          type: "urn:oncepay:problem:dependency-unavailable",
+          type: "/problems/dependency-unavailable",
         });
         // None taken out for it (one still coming back from an earlier test may rejoin).
         expect(await activeServers(cluster)).toBeGreaterThanOrEqual(inRotation);
@@ -352,7 +352,7 @@ describeOnServer(
       expect(refused.headers["content-type"]).toBe("application/problem+json");
       expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
       expect(JSON.parse(refused.body)).toMatchObject({
-        type: "urn:oncepay:problem:rate-limited",
+        type: "/problems/rate-limited",
         status: 429,
       });
       expect((await postFrom("127.0.0.3", `${cluster.url}/api/accounts`, {})).status).toBe(201);
@@ -398,7 +398,7 @@ describeOnServer(
         const answer = await sendWire(instance.url, { method: "GET", path, headers: [] });
         expect(answer.status, path).toBe(400);
         expect(JSON.parse(answer.body), path).toMatchObject({
-          type: "urn:oncepay:problem:malformed-path",
+          type: "/problems/malformed-path",
         });
       }
 

@@ -6,7 +6,7 @@ import {
   DOT_SEGMENT_PATTERN,
   DOT_SEGMENT_PROBLEM,
 } from "@/lib/http/balancer-problems";
-import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
+import { describedByLink, PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 
 /**
  * HAProxy in front of the app instances: round-robin, each instance in the
@@ -227,6 +227,7 @@ function rawProblemResponse(
   return [
     `HTTP/1.1 ${status} ${reason}`,
     `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
+    `Link: ${describedByLink(problemType(problem.slug))}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
     "Cache-Control: no-store",
     // HAProxy closes the client's connection after an answer of its own; a

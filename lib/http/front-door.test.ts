@@ -21,7 +21,7 @@ function refusal(method: string, target: string, headers?: Record<string, string
 
 function expectProblem(answer: FrontDoorAnswer | undefined, status: number, slug: string) {
   expect(answer?.status).toBe(status);
-  expect(JSON.parse(answer!.body)).toMatchObject({ type: `urn:oncepay:problem:${slug}`, status });
+  expect(JSON.parse(answer!.body)).toMatchObject({ type: `/problems/${slug}`, status });
   expect(answer?.headers["Content-Type"]).toBe("application/problem+json");
   expect(answer?.headers["X-Content-Type-Options"]).toBe("nosniff");
   expect(answer?.headers["X-Request-Id"]).toMatch(/^[0-9a-f-]{36}$/);
@@ -133,7 +133,7 @@ describe("the front door", () => {
       expect(answer?.status).toBe(405);
       expect(answer?.headers.Allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
       expect(JSON.parse(answer!.body)).toMatchObject({
-        type: "urn:oncepay:problem:method-not-allowed",
+        type: "/problems/method-not-allowed",
       });
     },
   );

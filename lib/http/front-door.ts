@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { DOT_SEGMENT_PATTERN, DOT_SEGMENT_PROBLEM } from "@/lib/http/balancer-problems";
 import { REQUEST_ID_HEADER } from "@/lib/http/headers";
-import { PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
+import { describedByLink, PROBLEM_CONTENT_TYPE, problemType } from "@/lib/http/problem-type";
 import { requestIdFrom } from "@/lib/http/request-id";
 import { SECURITY_HEADERS } from "@/lib/http/security-headers";
 
@@ -149,8 +149,9 @@ export function dropInternalHeaders(headers: IncomingHttpHeaders): string[] {
 export function unparsableRequestAnswer(errorCode: string | undefined): string {
   const tooLarge = errorCode === "HPE_HEADER_OVERFLOW";
   const status = tooLarge ? 431 : 400;
+  const type = problemType(tooLarge ? "header-fields-too-large" : "malformed-request");
   const body = JSON.stringify({
-    type: problemType(tooLarge ? "header-fields-too-large" : "malformed-request"),
+    type,
     title: tooLarge ? "Request header fields too large" : "Malformed request",
     status,
     detail: tooLarge
@@ -160,6 +161,7 @@ export function unparsableRequestAnswer(errorCode: string | undefined): string {
   const headers = {
     ...SECURITY_HEADERS,
     "Content-Type": PROBLEM_CONTENT_TYPE,
+    Link: describedByLink(type),
     "Cache-Control": "no-store",
     [REQUEST_ID_HEADER]: requestIdFrom(undefined),
     "Content-Length": String(Buffer.byteLength(body)),
@@ -249,6 +251,7 @@ function problem(
     headers: {
       ...answerHeaders(requestHeaders),
       "Content-Type": PROBLEM_CONTENT_TYPE,
+      Link: describedByLink(problemType(slug)),
       ...extraHeaders,
     },
     body: JSON.stringify({ type: problemType(slug), title, status, detail }),

@@ -6,6 +6,16 @@
  */
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
+/**
+ * A problem's `type`: the path of the app's page that explains it (what
+ * happened, what to do), a URI reference that resolves against the API's
+ * own origin, so the same type names the same problem on every host.
+ */
 export function problemType(slug: string): string {
-  return `urn:oncepay:problem:${slug}`;
+  return `/problems/${slug}`;
+}
+
+/** The Link field (RFC 8288) that points a client at the page explaining a problem. */
+export function describedByLink(type: string): string {
+  return `<${type}>; rel="describedby"; type="text/html"`;
 }

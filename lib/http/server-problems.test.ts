@@ -8,7 +8,7 @@ describe("serverProblemResponse", () => {
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect(response.headers.get("retry-after")).toBe("2");
     expect(await response.json()).toMatchObject({
-      type: "urn:oncepay:problem:database-unavailable",
+      type: "/problems/database-unavailable",
       status: 503,
     });
   });
@@ -18,7 +18,7 @@ describe("serverProblemResponse", () => {
     expect(response.status).toBe(500);
     expect(response.headers.get("retry-after")).toBeNull();
     expect(await response.json()).toMatchObject({
-      type: "urn:oncepay:problem:internal-error",
+      type: "/problems/internal-error",
       status: 500,
       title: "Internal server error",
     });

@@ -99,7 +99,7 @@ async function expect503(response: Response) {
   expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
   expect(await response.json()).toMatchObject({
     status: 503,
-    type: "urn:oncepay:problem:database-unavailable",
+    type: "/problems/database-unavailable",
   });
 }
 
@@ -125,7 +125,7 @@ describe("a database outage", () => {
         checkedAt: string;
         checks: Record<string, { ok: boolean; reason?: string }>;
       };
-      expect(problem.type).toBe("urn:oncepay:problem:not-ready");
+      expect(problem.type).toBe("/problems/not-ready");
       expect(problem.checks).toEqual({ database: { ok: false, ms: expect.any(Number) } });
       expectNoInternalText(text, new URL(proxy.url).port);
       // The reason is the operator's: in the log line of the probe that answered.

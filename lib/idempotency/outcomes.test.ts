@@ -36,7 +36,7 @@ describe("outcomeToResponse", () => {
     expect(problem.headers.get("content-type")).toBe("application/problem+json");
     expect(problem.body).toMatchObject({
       status,
-      type: expect.stringMatching(/^urn:oncepay:problem:/),
+      type: expect.stringMatching(/^\/problems\//),
       title: expect.any(String),
       detail: expect.any(String),
     });

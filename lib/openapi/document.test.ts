@@ -76,7 +76,7 @@ describe("the OpenAPI document", () => {
     for (const status of ["409", "429", "503"])
       expect(checkout.responses[status]!.headers["Retry-After"]!.required, status).toBe(true);
     expect(JSON.stringify(checkout.responses["409"]!.content)).toContain(
-      "urn:oncepay:problem:request-in-progress",
+      "/problems/request-in-progress",
     );
   });
 
@@ -131,7 +131,7 @@ describe("the OpenAPI document", () => {
         expect(Object.keys(content ?? {}), `${method} ${path} ${status}`).toEqual([
           "application/problem+json",
         ]);
-        expect(JSON.stringify(content)).toMatch(/urn:oncepay:problem:[a-z-]+/);
+        expect(JSON.stringify(content)).toMatch(/\/problems\/[a-z-]+/);
       }
   });
 });

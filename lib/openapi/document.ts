@@ -228,6 +228,11 @@ const HEADER_SCHEMAS: Record<ResponseHeader | typeof REQUEST_ID_HEADER, JsonObje
     schema: { type: "string" },
   },
   Allow: { description: "The methods this path answers.", schema: { type: "string" } },
+  Link: {
+    description:
+      'On a problem: the page that explains it (what happened, what to do), `<type>; rel="describedby"; type="text/html"`.',
+    schema: { type: "string", pattern: '^</problems/[a-z0-9-]+>; rel="describedby"' },
+  },
   "Set-Cookie": {
     description:
       "On a 401 for a request with more than one session cookie: expiries of every session cookie but the shop's own (host-only, Path=/), one header each.",
@@ -243,6 +248,7 @@ function headersObject(spec: ResponseSpec): JsonObject {
   return Object.fromEntries([
     entry(REQUEST_ID_HEADER, true),
     ...(spec.required ?? []).map((name) => entry(name, true)),
+    ...(spec.problems && !spec.required?.includes("Link") ? [entry("Link", false)] : []),
     ...(spec.optional ?? [])
       .filter((name) => !spec.required?.includes(name))
       .map((name) => entry(name, false)),
@@ -529,7 +535,7 @@ export function openApiDocument(policy: KeyPolicy): JsonObject {
       title: "OncePay API",
       version: "1",
       summary: "A checkout that charges exactly once: the Idempotency-Key pattern over HTTP.",
-      description: `Every error is RFC 9457 problem details (${PROBLEM_CONTENT_TYPE}) whose \`type\` is a URN, urn:oncepay:problem:<slug>. Every answer carries ${REQUEST_ID_HEADER}. POST /api/orders takes an ${IDEMPOTENCY_KEY_HEADER}: one per purchase, the same on every retry of it. ${keyPolicyText(policy)} A replayed answer carries ${IDEMPOTENT_REPLAYED_HEADER}: true; every answer a key's row gives or keeps carries ${KEY_EXPIRES_HEADER} and ${KEY_POLICY_HEADER} (when the key is forgotten, and the policy); 409, 429, 503 and 504 carry ${RETRY_AFTER_HEADER}; 401 carries ${WWW_AUTHENTICATE_HEADER}. Behind the balancer that spreads requests over several instances, the balancer answers 502, 503 and 504 itself, as problem details with ${RETRY_AFTER_HEADER}: retry with the same key. A method OpenAPI cannot name (PROPFIND, …) gets the 405 that TRACE gets; a path with a trailing slash is redirected (308) to the path without it.`,
+      description: `Every error is RFC 9457 problem details (${PROBLEM_CONTENT_TYPE}) whose \`type\` is the path of the page that explains it, /problems/<slug>, which each problem answer also links (Link, rel="describedby"). Every answer carries ${REQUEST_ID_HEADER}. POST /api/orders takes an ${IDEMPOTENCY_KEY_HEADER}: one per purchase, the same on every retry of it. ${keyPolicyText(policy)} A replayed answer carries ${IDEMPOTENT_REPLAYED_HEADER}: true; every answer a key's row gives or keeps carries ${KEY_EXPIRES_HEADER} and ${KEY_POLICY_HEADER} (when the key is forgotten, and the policy); 409, 429, 503 and 504 carry ${RETRY_AFTER_HEADER}; 401 carries ${WWW_AUTHENTICATE_HEADER}. Behind the balancer that spreads requests over several instances, the balancer answers 502, 503 and 504 itself, as problem details with ${RETRY_AFTER_HEADER}: retry with the same key. A method OpenAPI cannot name (PROPFIND, …) gets the 405 that TRACE gets; a path with a trailing slash is redirected (308) to the path without it.`,
       license: { name: "MIT", identifier: "MIT" },
     },
     servers: [{ url: "/", description: "This server" }],

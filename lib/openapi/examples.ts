@@ -1,4 +1,7 @@
 import type { z } from "zod";
+import { keyLifetimeHeaders } from "@oncepay/idempotency";
+import { KEY_EXPIRES_HEADER, KEY_POLICY_HEADER } from "@/lib/http/headers";
+import { describedByLink } from "@/lib/http/problem-type";
 import { problemDetailsFor } from "@/lib/idempotency/outcomes";
 import { CATALOG } from "@/lib/orders/catalog";
 import type { ResponseHeader } from "@/lib/openapi/operations";
@@ -215,6 +218,18 @@ const inProgress = problemDetailsFor({
   retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS,
 });
 
+// The example key's life, as the engine writes it: claimed when the example
+// order was made, kept for the default 24 hours, with the default lease.
+const keyLifetime = keyLifetimeHeaders({
+  expiresAt: new Date(Date.parse(order.createdAt) + 86_400_000),
+  retentionSeconds: 86_400,
+  leaseSeconds: 30,
+});
+const KEY_LIFETIME = {
+  "Idempotency-Key-Expires": keyLifetime[KEY_EXPIRES_HEADER]!,
+  "Idempotency-Key-Policy": keyLifetime[KEY_POLICY_HEADER]!,
+};
+
 /** A lab design's checkout: it takes and answers what the checkout does. */
 function labExample(keyed: boolean): OperationExample {
   return {
@@ -242,11 +257,12 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     parameters: { id: ORDER_ID, "Idempotency-Key": REFUND_KEY },
     requestBody: { amount: 1450 } satisfies RequestBody<"RefundRequest">,
     answers: [
-      { status: 201, body: refund },
+      { status: 201, headers: KEY_LIFETIME, body: refund },
       {
         status: 422,
+        headers: { ...KEY_LIFETIME, Link: describedByLink("/problems/refund-exceeds-balance") },
         body: {
-          type: "urn:oncepay:problem:refund-exceeds-balance",
+          type: "/problems/refund-exceeds-balance",
           title: "Refund larger than what is left to refund",
           status: 422,
           detail: `Order ${ORDER_ID} has 3600 of 5050 usd (minor units) left to refund, counting refunds still in progress; this request asked for 5050. Nothing was refunded: send a new request, with a new Idempotency-Key, for at most 3600.`,
@@ -258,10 +274,14 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     parameters: { "Idempotency-Key": KEY },
     requestBody: checkoutRequest,
     answers: [
-      { status: 201, headers: { Location: ORDER_LOCATION }, body: order },
+      { status: 201, headers: { Location: ORDER_LOCATION, ...KEY_LIFETIME }, body: order },
       {
         status: 409,
-        headers: { "Retry-After": String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
+        headers: {
+          "Retry-After": String(IN_FLIGHT_RETRY_AFTER_SECONDS),
+          ...KEY_LIFETIME,
+          Link: describedByLink(inProgress.type),
+        },
         body: inProgress,
       },
     ],

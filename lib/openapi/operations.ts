@@ -20,7 +20,8 @@ export type ResponseHeader =
   | "Idempotency-Key-Policy"
   | "WWW-Authenticate"
   | "Allow"
-  | "Set-Cookie";
+  | "Set-Cookie"
+  | "Link";
 
 export interface ResponseSpec {
   description: string;
@@ -82,6 +83,7 @@ const KEYED_ANSWERS: Responses = {
 const KEY_HEADER_PROBLEMS: ResponseSpec = {
   description: "Idempotency-Key missing, malformed or sent more than once.",
   problems: ["idempotency-key-missing", "idempotency-key-invalid", "idempotency-key-repeated"],
+  required: ["Link"],
 };
 
 const PAYMENT_ANSWERS: Responses = {
@@ -166,6 +168,7 @@ export const PATHS: Record<string, PathSpec> = {
         },
         400: KEY_HEADER_PROBLEMS,
         ...KEYED_ANSWERS,
+        422: { ...KEYED_ANSWERS[422]!, required: ["Link"] },
         ...PAYMENT_ANSWERS,
       },
     },

@@ -22,7 +22,9 @@ const listOf = <Item extends z.ZodType>(item: Item) =>
 
 /** RFC 9457 problem details: the body of every error, extensions allowed. */
 export const problemSchema = z.looseObject({
-  type: z.string().describe("A URN that names the problem: urn:oncepay:problem:<slug>."),
+  type: z
+    .string()
+    .describe("The problem's name: the path of the page that explains it, /problems/<slug>."),
   title: z.string().describe("The same for every instance of the problem."),
   status: z.number().int(),
   detail: z.string().describe("What went wrong with this request, and what to do."),

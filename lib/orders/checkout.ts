@@ -14,7 +14,7 @@ import {
 import { assertNever } from "@/lib/assert-never";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
-import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
+import { problemType, storedProblem } from "@/lib/http/problem";
 import { addToContext } from "@/lib/observability/request-context";
 import type { LimitDecision, RateLimit } from "@/lib/limits/rate-limit";
 import { parseCheckoutRequest, pricedCartSchema, type PricedCart } from "@/lib/orders/cart";
@@ -221,16 +221,12 @@ async function recordOutcome<Tx>(
 }
 
 function expiredKeyReusedResponse(providerPaymentId: string): StoredResponse {
-  return {
+  return storedProblem({
+    type: problemType("idempotency-key-expired"),
+    title: "Idempotency key reused after it expired",
     status: 422,
-    headers: { "Content-Type": PROBLEM_CONTENT_TYPE },
-    body: {
-      type: problemType("idempotency-key-expired"),
-      title: "Idempotency key reused after it expired",
-      status: 422,
-      detail: `This ${IDEMPOTENCY_KEY_HEADER} was used for an earlier checkout of the same cart, whose payment (${providerPaymentId}) the payment provider still remembers and our records already hold. Nothing was charged now. Send a new checkout with a new key.`,
-    },
-  };
+    detail: `This ${IDEMPOTENCY_KEY_HEADER} was used for an earlier checkout of the same cart, whose payment (${providerPaymentId}) the payment provider still remembers and our records already hold. Nothing was charged now. Send a new checkout with a new key.`,
+  });
 }
 
 function asPaymentFailure(error: unknown): unknown {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { OrderSource } from "@/lib/generated/prisma/enums";
 import type { StoredResponse } from "@oncepay/idempotency";
-import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
+import { problemType, storedProblem } from "@/lib/http/problem";
 import type { PricedCart } from "@/lib/orders/cart";
 import { orderLocation, orderView } from "@/lib/orders/order-view";
 import type { ChargeResult } from "@/lib/payments/provider";
@@ -126,18 +126,14 @@ function declineWrite(record: ChargeRecord): ChargeWrite {
   const { charge } = record;
   if (charge.status !== "declined") throw new Error("declineWrite called for a successful charge");
   return {
-    response: {
+    response: storedProblem({
+      type: problemType("payment-declined"),
+      title: "Payment declined",
       status: 402,
-      headers: { "Content-Type": PROBLEM_CONTENT_TYPE },
-      body: {
-        type: problemType("payment-declined"),
-        title: "Payment declined",
-        status: 402,
-        detail: `${charge.message} Nothing was charged. Try another payment method; that is a new checkout with a new key.`,
-        declineCode: charge.declineCode,
-        paymentId: charge.providerPaymentId,
-      },
-    },
+      detail: `${charge.message} Nothing was charged. Try another payment method; that is a new checkout with a new key.`,
+      declineCode: charge.declineCode,
+      paymentId: charge.providerPaymentId,
+    }),
     rows: { order: null, payment: paymentOf(record, charge.declineCode) },
   };
 }

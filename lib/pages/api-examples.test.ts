@@ -60,6 +60,11 @@ describe("the API reference's example requests and answers", () => {
       { name: "Content-Type", value: "application/json" },
       { name: "X-Request-Id", value: created.headers!["X-Request-Id"]!.example },
       { name: "Location", value: created.headers!.Location!.example },
+      {
+        name: "Idempotency-Key-Expires",
+        value: created.headers!["Idempotency-Key-Expires"]!.example,
+      },
+      { name: "Idempotency-Key-Policy", value: "retention=86400, lease=30" },
     ]);
     expect(answers[0]!.body).toEqual(created.content!["application/json"]!.example);
     expect(answers[1]!.headers).toContainEqual({ name: "Retry-After", value: "1" });

@@ -13,7 +13,7 @@ import {
 import { assertNever } from "@/lib/assert-never";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { IDEMPOTENCY_KEY_HEADER } from "@/lib/http/headers";
-import { problemType, PROBLEM_CONTENT_TYPE } from "@/lib/http/problem-type";
+import { problemType, storedProblem } from "@/lib/http/problem";
 import { addToContext } from "@/lib/observability/request-context";
 import {
   PaymentProviderError,
@@ -204,14 +204,9 @@ async function record<Tx>(
 }
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
-const PROBLEM_HEADERS = { "Content-Type": PROBLEM_CONTENT_TYPE };
 
 function problem(slug: string, title: string, status: number, detail: string): StoredResponse {
-  return {
-    status,
-    headers: PROBLEM_HEADERS,
-    body: { type: problemType(slug), title, status, detail },
-  };
+  return storedProblem({ type: problemType(slug), title, status, detail });
 }
 
 function orderNotFound(orderId: string): StoredResponse {

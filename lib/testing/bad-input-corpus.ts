@@ -134,7 +134,7 @@ const read =
 const problem = (status: number, slug: string): Expected => ({
   answer: "problem",
   status,
-  type: `urn:oncepay:problem:${slug}`,
+  type: `/problems/${slug}`,
 });
 const invalidBody = problem(400, "invalid-body");
 const malformedJson = problem(400, "malformed-json");

@@ -99,7 +99,7 @@ export function expectProblem(
   if (options.bodyless) return;
   const problem = JSON.parse(response.body) as Record<string, unknown>;
   expect(problem).toMatchObject({
-    type: type ?? expect.stringMatching(/^urn:oncepay:problem:[a-z-]+$/),
+    type: type ?? expect.stringMatching(/^\/problems\/[a-z-]+$/),
     status,
     title: expect.stringMatching(/\S/),
     detail: expect.stringMatching(/\S/),

@@ -15,7 +15,7 @@ const inProgress: Answer = {
     "retry-after": "1",
   },
   body: JSON.stringify({
-    type: "urn:oncepay:problem:request-in-progress",
+    type: "/problems/request-in-progress",
     title: "A request with this key is still in progress",
     status: 409,
     detail: "Retry later.",
@@ -74,7 +74,7 @@ describe("OpenApiJudge", () => {
         allow: "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS",
       },
       body: JSON.stringify({
-        type: "urn:oncepay:problem:method-not-allowed",
+        type: "/problems/method-not-allowed",
         title: "Method not allowed",
         status: 405,
         detail: "No.",

@@ -3,6 +3,7 @@ import type { JsonObject } from "@/lib/openapi/document";
 import { observeAnswers } from "@/lib/testing/answer-observers";
 import { isJudged, judgeAnswersOf, onJudgedApp } from "@/lib/testing/judged-apps";
 import { isApiPath, OpenApiJudge, type Answer } from "@/lib/testing/openapi-check";
+import { problemPageViolations } from "@/lib/testing/problem-pages-check";
 
 /**
  * Every answer a test file receives from an app it talks to, by fetch or by
@@ -12,7 +13,7 @@ import { isApiPath, OpenApiJudge, type Answer } from "@/lib/testing/openapi-chec
  * received it, naming it; one received outside any test (a beforeAll or an
  * afterAll, the file's or a describe's) fails the file. So the document
  * cannot drift from what the server does: each test that talks to an app
- * also tests the document.
+ * also tests the document, and the page each problem's `type` names.
  */
 
 const untouchedFetch = globalThis.fetch;
@@ -64,12 +65,9 @@ function judgeAnswer(url: string, answer: Answer | Promise<Answer | undefined>):
       ([openApi, received]) =>
         received === undefined
           ? []
-          : openApi
-              .answerViolations(received)
-              .map(
-                (violation) =>
-                  `${origin} ${received.method} ${received.path}${where}: ${violation}`,
-              ),
+          : [...openApi.answerViolations(received), ...problemPageViolations(received)].map(
+              (violation) => `${origin} ${received.method} ${received.path}${where}: ${violation}`,
+            ),
       (error: Error) => [
         `${origin} ${path}: not judged, its OpenAPI document unread: ${error.message}`,
       ],
