@@ -1,4 +1,5 @@
 import { fingerprintRequest } from "./fingerprint.js";
+import { keyTopic, type KeyWaiters } from "./key-events.js";
 import {
   FINISHED,
   phaseAt,
@@ -10,12 +11,14 @@ import {
   type SideEffectPhase,
   type Step,
 } from "./operation.js";
-import { RETRY_AFTER_SECONDS, type Outcome } from "./outcome.js";
+import { RETRY_AFTER_SECONDS, type Outcome, type Waited } from "./outcome.js";
 import { silentReporter, type Reporter } from "./reporter.js";
 import { SideEffectOutcomeUnknown, SideEffectRejected } from "./side-effect-errors.js";
 import {
   LeaseLostError,
   type Claim,
+  type ClaimRequest,
+  type ClaimResult,
   type KeyMove,
   type KeyStore,
   type PointMove,
@@ -44,6 +47,17 @@ export interface EngineOptions<Tx> {
   operations: readonly Operation<unknown, Tx>[];
   /** Where the engine says what happened (a logger's methods); silent when omitted. */
   reporter?: Reporter;
+  /** Lets a request whose key is in flight wait for its first attempt (`Prefer: wait`); without it, none waits. */
+  waiting?: WaitingOptions;
+}
+
+export interface WaitingOptions {
+  /** This instance's waiters: woken by its own changes, and by a listener's (listenForKeyChanges). */
+  waiters: KeyWaiters;
+  /** The longest a request waits, whatever it asks (10 s when omitted). */
+  maxWaitMs?: number;
+  /** Requests waiting at once on this instance; past it, a request is answered at once (1,000 when omitted). */
+  maxWaiters?: number;
 }
 
 /** One request under a key, as the HTTP layer read it. */
@@ -73,6 +87,13 @@ export interface RunOptions<Refusal> {
    * the phases see it (to name both in a log's context, say).
    */
   onClaimed?: (claim: Claim, request: KeyedRequest) => void;
+  /**
+   * How long the client will wait (`Prefer: wait`) for another attempt that
+   * holds the key: until it finishes (its answer, replayed), is released
+   * (this request then runs it), or the wait ends (409). Bounded by the
+   * engine's `waiting`; without it, nothing waits.
+   */
+  waitMs?: number;
 }
 
 export interface Engine<Tx> {
@@ -131,32 +152,41 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
         firstPoint: operation.phases[0]!.point,
         progress: operation.progressAtClaim?.(parsed.input),
       };
-      let claimed = await store.claim(claimRequest);
-      // A key taken over before it ever reached a recovery point holds
-      // nothing but its claim, perhaps one an earlier version of the
-      // operation made (at a first point since renamed, or since folded into
-      // the claim): it is released and claimed afresh, as the new request it is.
-      if (claimed.kind === "claimed" && claimed.claim.tookOver && !claimed.claim.moved) {
-        await store.release(claimed.claim);
-        claimed = await store.claim(claimRequest);
-      }
+      const runClaimed = async (claim: Claim) => {
+        const request = { scope: call.scope, key: call.key, fingerprint, keyId: claim.keyId };
+        runOptions.onClaimed?.(claim, request);
+        const { admit } = runOptions;
+        if (admit && !claim.tookOver) {
+          const refusal = await admitOrRelease({ store, reporter }, claim, admit);
+          if (refusal !== undefined) return refusal;
+        }
+        return attempt({ store, reporter }, operation, claim, request, parsed.input);
+      };
+      const topic = keyTopic(call.scope, call.key);
+      const { claimed, waited } = await claimOrWait(
+        () => claimAfresh(store, claimRequest),
+        waitingFor(options.waiting, runOptions.waitMs, topic),
+      );
       switch (claimed.kind) {
         case "replay":
+          return { ...claimed, ...(waited && { waited }) };
         case "fingerprint-mismatch":
           return claimed;
         case "in-flight":
-          return { ...claimed, retryAfterSeconds: RETRY_AFTER_SECONDS.inFlight };
+          return {
+            ...claimed,
+            retryAfterSeconds: RETRY_AFTER_SECONDS.inFlight,
+            ...(waited && { waited }),
+          };
       }
-      const { claim } = claimed;
-      const request = { scope: call.scope, key: call.key, fingerprint, keyId: claim.keyId };
-      runOptions.onClaimed?.(claim, request);
-      const { admit } = runOptions;
-      if (admit && !claim.tookOver) {
-        const refusal = await admitOrRelease({ store, reporter }, claim, admit);
-        if (refusal !== undefined) return refusal;
+      try {
+        return await runClaimed(claimed.claim);
+      } finally {
+        // Whatever became of the key, this instance's waiters look again.
+        options.waiting?.waiters.publish(topic);
       }
-      return attempt({ store, reporter }, operation, claim, request, parsed.input);
     },
+
     async resume(claim, stored) {
       const operation = operations.get(stored.operation);
       if (!operation) {
@@ -187,9 +217,85 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
         else await releaseQuietly(store, reporter, claim);
         return { kind: "invalid-body", detail: parsed.detail, errors: parsed.errors };
       }
-      return attempt({ store, reporter }, operation, claim, request, parsed.input);
+      try {
+        return await attempt({ store, reporter }, operation, claim, request, parsed.input);
+      } finally {
+        options.waiting?.waiters.publish(keyTopic(stored.scope, stored.key));
+      }
     },
   };
+}
+
+/**
+ * The claim, except that a key taken over before it ever reached a recovery
+ * point holds nothing but its claim, perhaps one an earlier version of the
+ * operation made (at a first point since renamed, or since folded into the
+ * claim): it is released and claimed afresh, as the new request it is.
+ */
+async function claimAfresh<Tx>(store: KeyStore<Tx>, request: ClaimRequest): Promise<ClaimResult> {
+  const claimed = await store.claim(request);
+  if (claimed.kind !== "claimed" || !claimed.claim.tookOver || claimed.claim.moved) return claimed;
+  await store.release(claimed.claim);
+  return store.claim(request);
+}
+
+/** How a request may wait for its key: where it hears of changes, and until when. */
+interface Wait {
+  waiters: KeyWaiters;
+  topic: string;
+  upToMs: number;
+}
+
+/**
+ * Whether this request waits, and for how long: as long as it asked, up to
+ * the engine's bound; never when the engine has no waiters, when they cannot
+ * hear now (a lost listener), or when as many already wait as it allows.
+ */
+function waitingFor(
+  waiting: WaitingOptions | undefined,
+  askedMs: number | undefined,
+  topic: string,
+): Wait | undefined {
+  if (!waiting || !askedMs || askedMs <= 0) return undefined;
+  const { waiters, maxWaitMs = 10_000, maxWaiters = 1_000 } = waiting;
+  if (!waiters.listening || waiters.subscribed >= maxWaiters) return undefined;
+  return { waiters, topic, upToMs: Math.min(askedMs, maxWaitMs) };
+}
+
+/**
+ * Claims the key; while another attempt holds it and the request may wait,
+ * waits for a change of the key (or the deadline) and claims again. Each
+ * subscription opens before the claim that reads the row, so a change
+ * committed after that read wakes it. `waited` says how long it waited,
+ * and for how long it would have, when it did.
+ */
+async function claimOrWait(
+  claim: () => Promise<ClaimResult>,
+  wait: Wait | undefined,
+): Promise<{ claimed: ClaimResult; waited?: Waited }> {
+  if (!wait) return { claimed: await claim() };
+  const started = Date.now();
+  const deadline = started + wait.upToMs;
+  const waited = () => ({ forMs: Date.now() - started, upToMs: wait.upToMs });
+  for (;;) {
+    const subscription = wait.waiters.subscribe(wait.topic);
+    try {
+      const claimed = await claim();
+      if (claimed.kind !== "in-flight") return { claimed, waited: waited() };
+      const heard = await untilDeadline(subscription.heard, deadline);
+      if (heard !== "changed") return { claimed, waited: waited() };
+    } finally {
+      subscription.close();
+    }
+  }
+}
+
+function untilDeadline<T>(heard: Promise<T>, deadline: number): Promise<T | "deadline"> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadlineReached = new Promise<"deadline">((resolve) => {
+    timer = setTimeout(() => resolve("deadline"), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([heard, deadlineReached]).finally(() => clearTimeout(timer));
 }
 
 /**

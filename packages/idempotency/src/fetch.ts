@@ -1,8 +1,14 @@
 import { canonicalJson } from "./canonical-json.js";
 import type { Engine, KeyedCall, RunOptions } from "./engine.js";
-import { IDEMPOTENCY_KEY_HEADER, RETRY_AFTER_HEADER } from "./headers.js";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  PREFER_HEADER,
+  PREFERENCE_APPLIED_HEADER,
+  RETRY_AFTER_HEADER,
+} from "./headers.js";
 import { parseIdempotencyKey } from "./key-header.js";
 import { keyLifetimeHeaders } from "./key-lifetime.js";
+import { preferenceAppliedWait, preferredWaitSeconds } from "./prefer.js";
 import type { Operation } from "./operation.js";
 import { RETRY_AFTER_SECONDS, type Outcome } from "./outcome.js";
 import { MAX_BODY_BYTES, readJsonBody, type BodyReadResult } from "./request-body.js";
@@ -127,16 +133,22 @@ export async function readKeyedCall(
 
 /** The answer for an outcome: the stored response (replayed or not), or a problem+json. */
 export function outcomeResponse(outcome: HttpOutcome, naming: ProblemNaming = {}): Response {
-  const lifetime = keyLifetimeHeaders("lifetime" in outcome ? outcome.lifetime : undefined);
+  const keyHeaders = {
+    ...keyLifetimeHeaders("lifetime" in outcome ? outcome.lifetime : undefined),
+    ...("waited" in outcome &&
+      outcome.waited && {
+        [PREFERENCE_APPLIED_HEADER]: preferenceAppliedWait(outcome.waited.upToMs),
+      }),
+  };
   switch (outcome.kind) {
     case "replay":
     case "completed": {
       const response = toHttpResponse(outcome.stored, { replayed: outcome.kind === "replay" });
-      for (const [name, value] of Object.entries(lifetime)) response.headers.set(name, value);
+      for (const [name, value] of Object.entries(keyHeaders)) response.headers.set(name, value);
       return response;
     }
   }
-  const headers = new Headers({ "Content-Type": PROBLEM_CONTENT_TYPE, ...lifetime });
+  const headers = new Headers({ "Content-Type": PROBLEM_CONTENT_TYPE, ...keyHeaders });
   if ("retryAfterSeconds" in outcome)
     headers.set(RETRY_AFTER_HEADER, String(outcome.retryAfterSeconds));
   const { describedBy } = naming;
@@ -216,7 +228,11 @@ export function idempotentRoute<Input, Tx>(
     if (scope instanceof Response) return scope;
     const read = await readKeyedCall(request, scope, options.maxBodyBytes);
     if (!read.ok) return outcomeResponse(read.problem, problems);
-    const runOptions: RunOptions<Response> = admit ? { admit: () => admit(scope) } : {};
+    const waitSeconds = preferredWaitSeconds(request.headers.get(PREFER_HEADER));
+    const runOptions: RunOptions<Response> = {
+      ...(admit && { admit: () => admit(scope) }),
+      ...(waitSeconds !== undefined && { waitMs: waitSeconds * 1000 }),
+    };
     const outcome = await engine
       .run(operation, read.call, runOptions)
       .catch((error: unknown): HttpOutcome => {

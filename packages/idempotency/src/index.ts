@@ -12,6 +12,7 @@ export {
   type KeyedCall,
   type RunOptions,
   type StoredKey,
+  type WaitingOptions,
 } from "./engine.js";
 export { fingerprintRequest } from "./fingerprint.js";
 export {
@@ -19,8 +20,11 @@ export {
   IDEMPOTENT_REPLAYED_HEADER,
   KEY_EXPIRES_HEADER,
   KEY_POLICY_HEADER,
+  PREFER_HEADER,
+  PREFERENCE_APPLIED_HEADER,
   RETRY_AFTER_HEADER,
 } from "./headers.js";
+export { KeyWaiters, keyTopic, KEY_CHANGED_CHANNEL, type Subscription } from "./key-events.js";
 export { keyLifetimeHeaders } from "./key-lifetime.js";
 export {
   defineOperation,
@@ -38,7 +42,7 @@ export {
   type SideEffectPhase,
   type Step,
 } from "./operation.js";
-export { RETRY_AFTER_SECONDS, type Outcome } from "./outcome.js";
+export { RETRY_AFTER_SECONDS, type Outcome, type Waited } from "./outcome.js";
 export { recoverAbandonedKeys, type RecoveryOptions, type RecoveryReport } from "./recovery.js";
 export { silentReporter, type Reporter } from "./reporter.js";
 export * from "./request.js";

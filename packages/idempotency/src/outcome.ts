@@ -9,9 +9,10 @@ import type { StoredResponse } from "./stored-response.js";
 export type Outcome =
   // Refused before anything is written: the key stays usable.
   | { kind: "invalid-body"; detail: string; errors: FieldError[] }
-  // Decided by the key's existing row, whose lifetime the answer tells.
-  | { kind: "replay"; stored: StoredResponse; lifetime: KeyLifetime }
-  | { kind: "in-flight"; retryAfterSeconds: number; lifetime?: KeyLifetime }
+  // Decided by the key's existing row, whose lifetime the answer tells;
+  // `waited` when the request waited for another attempt (Prefer: wait).
+  | { kind: "replay"; stored: StoredResponse; lifetime: KeyLifetime; waited?: Waited }
+  | { kind: "in-flight"; retryAfterSeconds: number; lifetime?: KeyLifetime; waited?: Waited }
   | { kind: "fingerprint-mismatch"; lifetime: KeyLifetime }
   // This attempt's own result.
   | { kind: "completed"; stored: StoredResponse; lifetime: KeyLifetime }
@@ -40,3 +41,9 @@ export const RETRY_AFTER_SECONDS = {
   // blip, short enough that a client is not kept waiting.
   databaseUnavailable: 2,
 } as const;
+
+/** How long a request waited for another attempt that held its key, and the longest it would have. */
+export interface Waited {
+  forMs: number;
+  upToMs: number;
+}

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
-import type pg from "pg";
+import pg from "pg";
 import { isDatabaseUnavailable } from "./database-errors.js";
+import { KEY_CHANGED_CHANNEL, type KeyWaiters } from "./key-events.js";
 import { watchedQuery, withClient } from "./replicated-commit.js";
 import { SqlKeyStore, type SqlConnection } from "./sql-key-store.js";
+import { silentReporter, type Reporter } from "./reporter.js";
 import type { KeyStore, KeyTimings } from "./store.js";
 
 /**
@@ -119,3 +121,79 @@ export {
   queryReplicated,
   UnreplicatedCommitError,
 } from "./replicated-commit.js";
+
+export interface KeyListenerOptions {
+  /**
+   * A connection straight to PostgreSQL (the primary, or whatever always
+   * leads to it), never through a pooler in transaction mode: LISTEN lives
+   * in one server session.
+   */
+  connection: pg.ClientConfig;
+  waiters: KeyWaiters;
+  reporter?: Reporter;
+  /** The longest pause between attempts to listen again after the connection was lost. */
+  maxRetryMs?: number;
+}
+
+/**
+ * One connection per instance that LISTENs to the keys' changes and wakes
+ * this instance's waiters, whichever instance committed the change. While
+ * it is down (not yet connected, or lost, as in a failover) the waiters are
+ * told so: those waiting are answered at once, and no new request waits;
+ * it connects again, with a growing pause, to wherever `connection` leads.
+ */
+export function listenForKeyChanges(options: KeyListenerOptions): { close(): Promise<void> } {
+  const { waiters, reporter = silentReporter, maxRetryMs = 5_000 } = options;
+  let client: pg.Client | undefined;
+  let closed = false;
+  let pause = 100;
+  let retry: NodeJS.Timeout | undefined;
+  waiters.lose();
+
+  // Once per connection: its error and its end both call this.
+  const lost = (from: pg.Client, error: unknown) => {
+    if (closed || client !== from) return;
+    waiters.lose();
+    reporter.warn("idempotency.key_listener_lost", { error });
+    client?.removeAllListeners();
+    void client?.end().catch(() => undefined);
+    client = undefined;
+    retry = setTimeout(connect, pause);
+    pause = Math.min(pause * 2, maxRetryMs);
+  };
+
+  async function connect() {
+    const next = new pg.Client(options.connection);
+    client = next;
+    next.on("error", (error) => lost(next, error));
+    next.on("end", () => lost(next, new Error("the listening connection ended")));
+    next.on("notification", (message) => {
+      if (message.channel === KEY_CHANGED_CHANNEL && message.payload)
+        waiters.publish(message.payload);
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${KEY_CHANGED_CHANNEL}`);
+    } catch (error) {
+      lost(next, error);
+      return;
+    }
+    if (closed) return;
+    pause = 100;
+    waiters.regain();
+    reporter.info("idempotency.key_listener_ready", {});
+  }
+
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      waiters.lose();
+      const last = client;
+      client = undefined;
+      last?.removeAllListeners();
+      await last?.end().catch(() => undefined);
+    },
+  };
+}

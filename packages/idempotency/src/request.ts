@@ -12,4 +12,5 @@ export {
   parseIdempotencyKey,
   type KeyParseResult,
 } from "./key-header.js";
+export { preferenceAppliedWait, preferredWaitSeconds } from "./prefer.js";
 export { MAX_BODY_BYTES, readJsonBody, type BodyReadResult } from "./request-body.js";

@@ -11,6 +11,7 @@ import {
   type KeyStore,
   type KeyTimings,
 } from "./store.js";
+import { KEY_CHANGED_CHANNEL } from "./key-events.js";
 import type { StoredResponse } from "./stored-response.js";
 
 /**
@@ -126,13 +127,22 @@ const moveStatement = (durable: boolean) => `UPDATE idempotency_keys
   WHERE ${HELD}${durable ? "" : ` AND ${ASYNC_COMMIT}`}
   RETURNING point_reached_at`;
 
-const COMPLETE = `UPDATE idempotency_keys
+/**
+ * Tells the key's waiters, on every instance, that it changed: the
+ * notification is sent when the statement's transaction commits, and not
+ * at all when it rolls back (keyTopic, key-events.ts).
+ */
+const NOTIFY_CHANGED = `pg_notify('${KEY_CHANGED_CHANNEL}', md5(changed.scope || chr(10) || changed.idem_key))::text AS notified`;
+
+const COMPLETE = `WITH changed AS (
+  UPDATE idempotency_keys
     SET state = 'complete', recovery_point = 'finished', response_status = $3::int,
         response_headers = $4::jsonb, response_body = $5::jsonb, completed_at = moved.at,
         ${POINTS_REACHED}, lease_owner = NULL, lease_expires_at = NULL
    FROM (SELECT clock_timestamp()::timestamptz(3) AS at) AS moved
   WHERE ${HELD}
-  RETURNING id`;
+  RETURNING id, scope, idem_key)
+  SELECT id, ${NOTIFY_CHANGED} FROM changed`;
 
 const NEXT_SIDE_EFFECT_KEY = `UPDATE idempotency_keys
     SET side_effect_generation = side_effect_generation + 1, point_reached_at = clock_timestamp(),
@@ -142,9 +152,13 @@ const NEXT_SIDE_EFFECT_KEY = `UPDATE idempotency_keys
 
 // Truncated: the column keeps milliseconds and would round now() up, past
 // the next statement's now(), and the lease would not yet look ended.
-const END_LEASE = `UPDATE idempotency_keys SET lease_expires_at = date_trunc('milliseconds', now()) WHERE ${HELD}`;
+const END_LEASE = `WITH changed AS (
+  UPDATE idempotency_keys SET lease_expires_at = date_trunc('milliseconds', now()) WHERE ${HELD}
+  RETURNING scope, idem_key)
+  SELECT ${NOTIFY_CHANGED} FROM changed`;
 
-const RELEASE = `DELETE FROM idempotency_keys WHERE ${HELD}`;
+const RELEASE = `WITH changed AS (DELETE FROM idempotency_keys WHERE ${HELD} RETURNING scope, idem_key)
+  SELECT ${NOTIFY_CHANGED} FROM changed`;
 
 const STILL_HELD = `SELECT FROM idempotency_keys WHERE ${HELD}`;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { createEngine, defineOperation, type Engine } from "../src/index.js";
+import { createEngine, defineOperation, KeyWaiters, type Engine } from "../src/index.js";
 import { idempotentRoute } from "../src/fetch.js";
 import { pgStore, type PgTransaction } from "../src/pg.js";
 import { openTestDatabase, type TestDatabase } from "./support/database.js";
@@ -167,6 +167,61 @@ describe("idempotentRoute (the README's route)", () => {
     );
     // Without a page to link, no Link.
     expect((await POST(gift(null, "{}"))).headers.get("link")).toBeNull();
+  });
+
+  it("lets a duplicate sent with Prefer: wait=N wait for the first and get its answer, with Preference-Applied", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slowCourier = defineOperation<{ to: string }, PgTransaction>({
+      ...sendGift,
+      name: "send-gift-slowly",
+      phases: [
+        {
+          kind: "side-effect",
+          point: "sending",
+          run: async ({ input, sideEffectKey }) => {
+            await held;
+            return {
+              to: "recording",
+              progress: { receipt: await courier.send(input.to, sideEffectKey) },
+            };
+          },
+        },
+        sendGift.phases[1]!,
+      ],
+    });
+    const waiters = new KeyWaiters();
+    const waitingEngine = createEngine({
+      store: engine.store,
+      operations: [slowCourier],
+      waiting: { waiters, maxWaitMs: 5_000 },
+    });
+    const route = idempotentRoute({
+      engine: waitingEngine,
+      operation: slowCourier,
+      scope: () => "patient",
+    });
+    const key = `k-wait-${++user}`;
+    const first = route(gift(key, '{"to":"ada"}'));
+    await expect
+      .poll(() =>
+        database
+          .rows(`SELECT 1 FROM idempotency_keys WHERE idem_key = $1`, [key])
+          .then((rows) => rows.length),
+      )
+      .toBe(1);
+    const impatient = await route(gift(key, '{"to":"ada"}'));
+    expect(impatient.status).toBe(409);
+    expect(impatient.headers.get("preference-applied")).toBeNull();
+    const patient = route(gift(key, '{"to":"ada"}', { prefer: "wait=5" }));
+    await expect.poll(() => waiters.subscribed).toBe(1);
+    release();
+    const [answer, waited] = await Promise.all([first, patient]);
+    expect(answer.status).toBe(201);
+    expect(waited.status).toBe(201);
+    expect(waited.headers.get("idempotent-replayed")).toBe("true");
+    expect(waited.headers.get("preference-applied")).toBe("wait=5");
+    expect(await waited.text()).toBe(await answer.text());
   });
 
   it("passes the scope's own refusal through, before the key is read", async () => {
