@@ -1,5 +1,7 @@
 import { serverEnv } from "@/lib/env";
+import { listenForKeyChanges } from "@oncepay/idempotency/pg";
 import { reapExpiredKeys } from "@/lib/idempotency/reaper";
+import { logReporter } from "@/lib/idempotency/shop-engine";
 import { deleteEndedWindows } from "@/lib/limits/rate-limit";
 import { errorFields, log } from "@/lib/log";
 import { observeReaperRun, observeRecoveryRun } from "@/lib/observability/metrics";
@@ -8,12 +10,19 @@ import { getServices } from "@/lib/services";
 /**
  * The in-process background work: the recovery worker and the reaper (of
  * expired keys, and of rate-limit windows that have ended), each on its own
- * interval. Both are safe to run in several app instances at once (see
- * their modules), so nothing here elects a leader.
+ * interval, and the listener that wakes this instance's waiters when
+ * another instance commits their key. All are safe to run in several app
+ * instances at once (see their modules), so nothing here elects a leader.
  */
 export function startBackgroundWork(): void {
   const env = serverEnv();
   const services = getServices();
+  if (env.KEY_LISTENER === "on")
+    listenForKeyChanges({
+      connection: { connectionString: env.DIRECT_DATABASE_URL ?? env.DATABASE_URL },
+      waiters: services.keyWaiters,
+      reporter: logReporter,
+    });
   every(
     env.RECOVERY_INTERVAL_SECONDS,
     "recovery",

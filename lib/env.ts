@@ -39,6 +39,16 @@ const serverEnvSchema = z.object({
   // than the slowest expected payment; short enough that a crashed attempt's key
   // becomes usable again within a retry budget.
   IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // A request whose key another attempt holds may ask to wait for it
+  // (Prefer: wait=N): for at most this long (0: nobody waits), and at most
+  // this many at once per instance (past it, 409 at once).
+  KEY_WAIT_MAX_SECONDS: z.coerce.number().int().min(0).max(60).default(10),
+  KEY_WAIT_MAX_WAITERS: z.coerce.number().int().min(0).max(100_000).default(1000),
+  // Whether one connection per instance LISTENs for other instances' key
+  // changes (to DIRECT_DATABASE_URL, else DATABASE_URL: never a pooler in
+  // transaction mode). Off on the embedded database (one process), where
+  // an instance's own commits wake its waiters; the launcher sets it.
+  KEY_LISTENER: z.enum(["on", "off"]).default("on"),
   // Which idempotency store runs the checkout: `sql` (plain SQL, one
   // statement per step) or `prisma` (the ORM and an interactive transaction).
   // Both pass one contract suite; docs/stores.md says which to copy when.

@@ -3,6 +3,7 @@ import { db, sqlPool } from "@/lib/db/client";
 import { statementModeOf, statementsOn } from "@/lib/db/statements";
 import { serverEnv } from "@/lib/env";
 import { clientAddress } from "@/lib/http/client-address";
+import { KeyWaiters } from "@oncepay/idempotency";
 import { pgStore } from "@oncepay/idempotency/pg";
 import { prismaStore } from "@oncepay/idempotency/prisma";
 import { keyRequestRecorder } from "@/lib/idempotency/key-request-recorder";
@@ -41,6 +42,13 @@ function buildServices() {
     points: env.CHECKOUT_RATE_LIMIT,
     windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
   });
+  /** Requests waiting for their key's first attempt (Prefer: wait), woken by its commit. */
+  const keyWaiters = new KeyWaiters();
+  const waiting = {
+    waiters: keyWaiters,
+    maxWaitMs: env.KEY_WAIT_MAX_SECONDS * 1000,
+    maxWaiters: env.KEY_WAIT_MAX_WAITERS,
+  };
   /** The engine package running the checkout and refunds, on the store the app is configured with. */
   const engine =
     env.IDEMPOTENCY_STORE === "prisma"
@@ -50,6 +58,7 @@ function buildServices() {
           statements: prismaStatements,
           provider: paymentProvider,
           limit: checkoutLimit,
+          waiting,
         })
       : shopEngine({
           store: pgStore(pool, { ...keyTimings, statements: statementMode }),
@@ -57,6 +66,7 @@ function buildServices() {
           statements: pgStatements,
           provider: paymentProvider,
           limit: checkoutLimit,
+          waiting,
         });
   /** New accounts per client address. */
   const accountLimit = postgresRateLimit(statements, {
@@ -92,6 +102,7 @@ function buildServices() {
     statements,
     paymentProvider,
     engine,
+    keyWaiters,
     /** The requests presented under keys, written behind their answers (lib/idempotency/key-request-recorder.ts). */
     keyRequests: keyRequestRecorder(statements),
     /** Who is asking, and the per-address limit on new accounts (API and browser alike). */

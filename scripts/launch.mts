@@ -113,6 +113,8 @@ const child = spawn(process.execPath, serverArgs, {
     // All of the embedded database's connections share one session, where
     // two connections' prepared statements would collide.
     ...(embedded && { DATABASE_STATEMENTS: "unnamed" }),
+    // One process on one database: its own commits wake its waiters.
+    ...(embedded && { KEY_LISTENER: "off" }),
     DEMO_FAULTS: demoFaults,
     SESSION_SECRET: sessionSecret,
     ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),

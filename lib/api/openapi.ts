@@ -10,6 +10,7 @@ function serverKeyPolicy(): KeyPolicy {
   return {
     retentionSeconds: env.IDEMPOTENCY_TTL_SECONDS,
     leaseSeconds: env.IDEMPOTENCY_LEASE_SECONDS,
+    maxWaitSeconds: env.KEY_WAIT_MAX_SECONDS,
   };
 }
 

@@ -98,8 +98,9 @@ function publicCheck({ ok, ms }: CheckResult): Pick<CheckResult, "ok" | "ms"> {
 
 /** GET /api/metrics: this instance's metrics in Prometheus's text format. */
 export async function metricsText(): Promise<Response> {
-  const { db } = getServices();
-  const { registry, keysInFlight } = metrics();
+  const { db, keyWaiters: waiting } = getServices();
+  const { registry, keysInFlight, keyWaiters } = metrics();
+  keyWaiters.set(waiting.subscribed);
   try {
     keysInFlight.set(await db.idempotencyKey.count({ where: { state: "in_flight" } }));
   } catch {

@@ -1,3 +1,4 @@
+import { preferredWaitMs } from "@/lib/http/preferred-wait";
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
@@ -78,6 +79,7 @@ async function checkout(
   const outcome = await engine.checkout(read.call, {
     fault,
     holdBeforeChargeMs: async () => (await demoSettings()).networkDelayMs,
+    waitMs: preferredWaitMs(request),
   });
   if (outcome.kind === "completed") injectFault(fault, "after-commit");
   // The lost-response demo: the order is committed, the answer never arrives,

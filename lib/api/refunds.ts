@@ -1,3 +1,4 @@
+import { preferredWaitMs } from "@/lib/http/preferred-wait";
 import { authenticate } from "@/lib/auth/accounts";
 import { readKeyedCall } from "@oncepay/idempotency/fetch";
 import { recordPresentedKey } from "@/lib/api/presented-key";
@@ -55,7 +56,7 @@ async function refund(
   // The order is the path's: it joins the body in the request the key stands for.
   const outcome = await getServices().engine.refund(
     { ...read.call, body: { orderId, ...body.value } },
-    { fault },
+    { fault, waitMs: preferredWaitMs(request) },
   );
   if (outcome.kind === "completed") injectFault(fault, "after-commit");
   return outcome;

@@ -12,6 +12,8 @@ export {
   IDEMPOTENT_REPLAYED_HEADER,
   KEY_EXPIRES_HEADER,
   KEY_POLICY_HEADER,
+  PREFER_HEADER,
+  PREFERENCE_APPLIED_HEADER,
   RETRY_AFTER_HEADER,
 } from "@oncepay/idempotency/headers";
 /** One per attempt, on every response: the attempt's identity, unlike the key. */

@@ -2,9 +2,11 @@ import { PROBLEMS as ENGINE_PROBLEMS, type HttpOutcome } from "@oncepay/idempote
 import { problemResponse, problemType, type ProblemDetails } from "@/lib/http/problem";
 import {
   IDEMPOTENCY_KEY_HEADER,
+  PREFERENCE_APPLIED_HEADER,
   RETRY_AFTER_HEADER,
   WWW_AUTHENTICATE_HEADER,
 } from "@/lib/http/headers";
+import { preferenceAppliedWait } from "@oncepay/idempotency/request";
 import { REQUEST_PROBLEMS, WWW_AUTHENTICATE } from "@/lib/http/request-problems";
 import { SERVER_PROBLEMS } from "@/lib/http/server-problems";
 import {
@@ -61,6 +63,9 @@ export function outcomeToResponse(outcome: Outcome): Response {
   const lifetime = "lifetime" in outcome ? outcome.lifetime : undefined;
   for (const [name, value] of Object.entries(keyLifetimeHeaders(lifetime)))
     response.headers.set(name, value);
+  // It waited for another attempt, as the client preferred (Prefer: wait).
+  if ("waited" in outcome && outcome.waited)
+    response.headers.set(PREFERENCE_APPLIED_HEADER, preferenceAppliedWait(outcome.waited.upToMs));
   return response;
 }
 

@@ -6,6 +6,7 @@ import {
   type Outcome,
   type RecoveryReport,
   type Reporter,
+  type WaitingOptions,
 } from "@oncepay/idempotency";
 import type { FaultName } from "@/lib/faults";
 import type { RateLimit } from "@/lib/limits/rate-limit";
@@ -32,9 +33,9 @@ import type { RunStatement } from "@/lib/refunds/refund-rows";
  */
 export interface ShopEngine {
   /** Runs one checkout request under its key (the demos' fault and hold, if it asked for them). */
-  checkout(call: KeyedCall, demos?: CheckoutDemos): Promise<Outcome | RateLimitedOutcome>;
+  checkout(call: KeyedCall, options?: CheckoutOptions): Promise<Outcome | RateLimitedOutcome>;
   /** Runs one refund request under its key: `call.body` is the order's id and the amount. */
-  refund(call: KeyedCall, demos?: { fault?: FaultName }): Promise<Outcome>;
+  refund(call: KeyedCall, options?: { fault?: FaultName; waitMs?: number }): Promise<Outcome>;
   /** The recovery worker's run: finishes or releases keys whose attempt died. */
   recover(options: { batchSize: number; concurrency: number }): Promise<RecoveryReport>;
   /** The reaper's: deletes up to `limit` keys past their time to live that are safe to forget. */
@@ -42,11 +43,13 @@ export interface ShopEngine {
   isUnavailable(error: unknown): boolean;
 }
 
-export interface CheckoutDemos {
+export interface CheckoutOptions {
   /** A failure this request asked for (tests and demos only). */
   fault?: FaultName;
   /** The slow-network demo: how long to hold a new key's checkout before charging. */
   holdBeforeChargeMs?: () => Promise<number>;
+  /** How long the client will wait for another attempt that holds the key (Prefer: wait). */
+  waitMs?: number;
 }
 
 export interface ShopEngineParts<Tx> {
@@ -57,18 +60,26 @@ export interface ShopEngineParts<Tx> {
   provider: PaymentProvider & RefundProvider;
   /** Checkouts per account, counted once per new key (a takeover resumes one already counted). */
   limit?: RateLimit;
+  /** Who waits for a key's first attempt, and how long at most. */
+  waiting?: WaitingOptions;
 }
 
 export function shopEngine<Tx>(parts: ShopEngineParts<Tx>): ShopEngine {
-  const { store, orderRows, statements, provider, limit } = parts;
+  const { store, orderRows, statements, provider, limit, waiting } = parts;
   const checkout = checkoutOperation({ provider, orderRows });
   const refund = refundOperation({ provider, statements });
-  const engine = createEngine({ store, operations: [checkout, refund], reporter: logReporter });
+  const engine = createEngine({
+    store,
+    operations: [checkout, refund],
+    reporter: logReporter,
+    ...(waiting && { waiting }),
+  });
   return {
-    checkout(call, { fault, holdBeforeChargeMs } = {}) {
+    checkout(call, { fault, holdBeforeChargeMs, waitMs } = {}) {
       // A request that asks for a fault runs its own copy of the operation, under the same name.
       const operation = fault ? checkoutOperation({ provider, orderRows, fault }) : checkout;
       return engine.run(operation, call, {
+        waitMs,
         admit: admitCheckout({ accountId: call.scope, limit, holdBeforeChargeMs, fault }),
         // From here on, every line names the key's row and the provider key
         // to find its charge by, even the lines of an attempt that fails before it charges.
@@ -79,9 +90,10 @@ export function shopEngine<Tx>(parts: ShopEngineParts<Tx>): ShopEngine {
           }),
       });
     },
-    refund(call, { fault } = {}) {
+    refund(call, { fault, waitMs } = {}) {
       const operation = fault ? refundOperation({ provider, statements, fault }) : refund;
       return engine.run(operation, call, {
+        waitMs,
         onClaimed: (claim, request) =>
           addToContext({
             keyId: claim.keyId,
@@ -103,7 +115,7 @@ export function shopEngine<Tx>(parts: ShopEngineParts<Tx>): ShopEngine {
 }
 
 /** The engine's events as the app's log lines, an error's message, name, stack and causes spelt out. */
-const logReporter: Reporter = {
+export const logReporter: Reporter = {
   info: (event, fields) => log.info(event, logFields(fields)),
   warn: (event, fields) => log.warn(event, logFields(fields)),
   error: (event, fields) => log.error(event, logFields(fields)),

@@ -13,6 +13,7 @@ interface Metrics {
   checkoutOutcomes: Counter<"outcome">;
   checkoutDuration: Histogram<"outcome">;
   keysInFlight: Gauge;
+  keyWaiters: Gauge;
   recoveryRuns: Counter<"result">;
   recoveredKeys: Counter<"result">;
   reaperRuns: Counter<"result">;
@@ -56,6 +57,12 @@ function createMetrics(): Metrics {
     help: "Idempotency keys in flight in the database at scrape time (all instances' together: the key table is shared); NaN if the database did not answer.",
     registers: [registry],
   });
+  // Set at each scrape, from this instance's own waiters.
+  const keyWaiters = new Gauge({
+    name: "oncepay_key_waiters",
+    help: "Requests waiting on this instance for another attempt that holds their key (Prefer: wait), at scrape time.",
+    registers: [registry],
+  });
   const recoveryRuns = labelledCounter(
     registry,
     "oncepay_recovery_runs_total",
@@ -90,6 +97,7 @@ function createMetrics(): Metrics {
     checkoutOutcomes,
     checkoutDuration,
     keysInFlight,
+    keyWaiters,
     recoveryRuns,
     recoveredKeys,
     reaperRuns,

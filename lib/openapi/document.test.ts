@@ -5,7 +5,7 @@ import { problemType } from "@/lib/http/problem-type";
 import { openApiDocument, type JsonObject } from "@/lib/openapi/document";
 import { PATHS } from "@/lib/openapi/operations";
 
-const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30 };
+const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30, maxWaitSeconds: 10 };
 const document = openApiDocument(policy);
 
 type Operation = {

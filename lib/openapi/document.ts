@@ -6,6 +6,7 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   KEY_EXPIRES_HEADER,
   KEY_POLICY_HEADER,
+  PREFER_HEADER,
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
   WWW_AUTHENTICATE_HEADER,
@@ -45,6 +46,8 @@ export interface KeyPolicy {
   retentionSeconds: number;
   /** How long one attempt holds a key before another may take it over (IDEMPOTENCY_LEASE_SECONDS). */
   leaseSeconds: number;
+  /** The longest a request waits for another attempt that holds its key (KEY_WAIT_MAX_SECONDS). */
+  maxWaitSeconds: number;
 }
 
 export type JsonObject = Record<string, unknown>;
@@ -218,6 +221,11 @@ const HEADER_SCHEMAS: Record<ResponseHeader | typeof REQUEST_ID_HEADER, JsonObje
       "When the key and its stored answer are forgotten (an HTTP date): a retry after it is a new request. Stop retrying well before it.",
     schema: { type: "string", pattern: HTTP_DATE_PATTERN },
   },
+  "Preference-Applied": {
+    description:
+      "`wait=N` on an answer for which the server waited, as Prefer asked, for another attempt that held the key (N: the longest it would have).",
+    schema: { type: "string", pattern: "^wait=[0-9]+$" },
+  },
   "Idempotency-Key-Policy": {
     description:
       "The server's key policy, in seconds: how long a key is kept from its first request (retention) and how long an attempt holds it (lease).",
@@ -323,6 +331,14 @@ function keyParameter(operation: OperationSpec, policy: KeyPolicy): JsonObject[]
       required: true,
       description: `${idempotencyKeyFieldSchema.description} ${keyPolicyText(policy)}`,
       schema: jsonSchemaOf(idempotencyKeyFieldSchema, "input"),
+    },
+    {
+      name: PREFER_HEADER,
+      in: "header",
+      required: false,
+      description: `\`wait=N\` (RFC 7240): when another attempt holds the key, wait up to N seconds (at most ${policy.maxWaitSeconds}) for its answer, and get it as a replay with Preference-Applied, instead of a 409 at once. A release of the key lets this request run it itself; at the deadline it gets the 409.`,
+      schema: { type: "string" },
+      example: `wait=${policy.maxWaitSeconds}`,
     },
   ];
 }

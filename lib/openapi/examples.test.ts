@@ -4,7 +4,7 @@ import { exampleViolations } from "@/lib/testing/openapi-example-check";
 import { OPERATION_EXAMPLES } from "@/lib/openapi/examples";
 import { withExamples } from "@/lib/openapi/with-examples";
 
-const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30 };
+const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30, maxWaitSeconds: 10 };
 
 type Operation = {
   operationId: string;

@@ -18,6 +18,7 @@ export type ResponseHeader =
   | "Idempotent-Replayed"
   | "Idempotency-Key-Expires"
   | "Idempotency-Key-Policy"
+  | "Preference-Applied"
   | "WWW-Authenticate"
   | "Allow"
   | "Set-Cookie"
@@ -59,8 +60,8 @@ export type PathSpec = Partial<Record<Method, OperationSpec>>;
 const RETRY_AFTER = ["Retry-After"] as const;
 /** On every answer the key's row gave or keeps: when the key is forgotten, and the policy. */
 const KEY_LIFETIME = ["Idempotency-Key-Expires", "Idempotency-Key-Policy"] as const;
-/** On an answer stored with its key: a replay says so, and each tells the key's lifetime. */
-const STORED = ["Idempotent-Replayed", ...KEY_LIFETIME] as const;
+/** On an answer stored with its key: a replay says so (and whether it waited for it), and each tells the key's lifetime. */
+const STORED = ["Idempotent-Replayed", "Preference-Applied", ...KEY_LIFETIME] as const;
 
 /** What every attempt under a key can get back besides its own result: the key's row answers. */
 const KEYED_ANSWERS: Responses = {
@@ -69,7 +70,7 @@ const KEYED_ANSWERS: Responses = {
       "Another attempt with this key has not finished. Retry with the same key after Retry-After seconds to get its result.",
     problems: ["request-in-progress"],
     required: RETRY_AFTER,
-    optional: KEY_LIFETIME,
+    optional: ["Preference-Applied", ...KEY_LIFETIME],
   },
   422: {
     description:
@@ -164,7 +165,7 @@ export const PATHS: Record<string, PathSpec> = {
             "Paid: the order, with when its key is forgotten. A replay of it carries Idempotent-Replayed: true.",
           body: "Order",
           required: ["Location", ...KEY_LIFETIME],
-          optional: ["Idempotent-Replayed"],
+          optional: ["Idempotent-Replayed", "Preference-Applied"],
         },
         400: KEY_HEADER_PROBLEMS,
         ...KEYED_ANSWERS,
@@ -220,7 +221,7 @@ export const PATHS: Record<string, PathSpec> = {
             "Refunded, with when its key is forgotten. A replay of it carries Idempotent-Replayed: true.",
           body: "Refund",
           required: KEY_LIFETIME,
-          optional: ["Idempotent-Replayed"],
+          optional: ["Idempotent-Replayed", "Preference-Applied"],
         },
         400: KEY_HEADER_PROBLEMS,
         404: {

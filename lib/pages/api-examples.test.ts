@@ -3,7 +3,7 @@ import { openApiDocument, type JsonObject } from "@/lib/openapi/document";
 import { TOKEN_PLACEHOLDER } from "@/lib/pages/api-examples";
 import { apiReferenceView } from "@/lib/pages/api-reference";
 
-const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30 };
+const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30, maxWaitSeconds: 10 };
 
 type Operation = {
   parameters?: { name: string; example?: unknown }[];
@@ -46,6 +46,7 @@ describe("the API reference's example requests and answers", () => {
     expect(request.headers).toEqual([
       { name: "Authorization", value: TOKEN_PLACEHOLDER },
       { name: "Idempotency-Key", value: key.example },
+      { name: "Prefer", value: "wait=10" },
       { name: "Content-Type", value: "application/json" },
     ]);
     expect(request.body).toEqual(post.requestBody!.content["application/json"]!.example);

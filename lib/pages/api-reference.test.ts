@@ -4,7 +4,7 @@ import { openApiDocument } from "@/lib/openapi/document";
 import { PATHS } from "@/lib/openapi/operations";
 import { apiReferenceView, CHECKOUT_OPERATION_ID } from "@/lib/pages/api-reference";
 
-const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30 };
+const policy = { retentionSeconds: 24 * 3600, leaseSeconds: 30, maxWaitSeconds: 10 };
 const document = openApiDocument(policy);
 const view = apiReferenceView(document);
 const operations = view.groups.flatMap((group) => group.operations);
@@ -74,7 +74,7 @@ describe("the API reference page's view of the OpenAPI document", () => {
   });
 
   it("states this server's retention and lease, in the rules and the introduction alike", () => {
-    const other = { retentionSeconds: 2 * 3600, leaseSeconds: 45 };
+    const other = { retentionSeconds: 2 * 3600, leaseSeconds: 45, maxWaitSeconds: 10 };
     const otherView = apiReferenceView(openApiDocument(other));
     const rulesText = (rules: typeof view.rules) =>
       rules.map((rule) => `${rule.title} ${rule.text}`).join(" ");

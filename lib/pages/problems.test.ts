@@ -9,7 +9,11 @@ import { PROBLEM_EXPLANATIONS, problemIndexView, problemPageView } from "@/lib/p
 
 /** Every problem `type` the OpenAPI document says an answer may carry, with its status. */
 function documentedTypes(): Map<string, number> {
-  const document = openApiDocument({ retentionSeconds: 86_400, leaseSeconds: 30 }) as {
+  const document = openApiDocument({
+    retentionSeconds: 86_400,
+    leaseSeconds: 30,
+    maxWaitSeconds: 10,
+  }) as {
     paths: Record<string, Record<string, { responses: Record<string, ProblemResponse> }>>;
   };
   const types = new Map<string, number>();

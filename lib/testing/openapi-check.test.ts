@@ -3,7 +3,9 @@ import { openApiDocument } from "@/lib/openapi/document";
 import { OpenApiJudge, type Answer } from "@/lib/testing/openapi-check";
 
 // The judge must be able to fail: each departure from the document is named.
-const judge = new OpenApiJudge(openApiDocument({ retentionSeconds: 86400, leaseSeconds: 30 }));
+const judge = new OpenApiJudge(
+  openApiDocument({ retentionSeconds: 86400, leaseSeconds: 30, maxWaitSeconds: 10 }),
+);
 
 const inProgress: Answer = {
   method: "POST",

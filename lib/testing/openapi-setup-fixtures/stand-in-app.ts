@@ -13,7 +13,9 @@ export interface StandInApp {
   close(): Promise<void>;
 }
 
-const DOCUMENT = JSON.stringify(openApiDocument({ retentionSeconds: 86400, leaseSeconds: 30 }));
+const DOCUMENT = JSON.stringify(
+  openApiDocument({ retentionSeconds: 86400, leaseSeconds: 30, maxWaitSeconds: 10 }),
+);
 
 export async function startStandInApp(): Promise<StandInApp> {
   const server = http.createServer((request, response) => {

@@ -159,6 +159,7 @@ export function listenForKeyChanges(options: KeyListenerOptions): { close(): Pro
     void client?.end().catch(() => undefined);
     client = undefined;
     retry = setTimeout(connect, pause);
+    retry.unref(); // A pause never keeps the process alive.
     pause = Math.min(pause * 2, maxRetryMs);
   };
 
