@@ -3,10 +3,10 @@ import { db, sqlPool } from "@/lib/db/client";
 import { statementModeOf, statementsOn } from "@/lib/db/statements";
 import { serverEnv } from "@/lib/env";
 import { clientAddress } from "@/lib/http/client-address";
-import { KeyWaiters } from "@oncepay/idempotency";
 import { pgStore } from "@oncepay/idempotency/pg";
 import { prismaStore } from "@oncepay/idempotency/prisma";
 import { keyRequestRecorder } from "@/lib/idempotency/key-request-recorder";
+import { processKeyWaiters } from "@/lib/idempotency/key-waiters";
 import { shopEngine } from "@/lib/idempotency/shop-engine";
 import { providerReadsOf } from "@/lib/ledger/provider-reads";
 import { postgresRateLimit } from "@/lib/limits/rate-limit";
@@ -43,7 +43,7 @@ function buildServices() {
     windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
   });
   /** Requests waiting for their key's first attempt (Prefer: wait), woken by its commit. */
-  const keyWaiters = new KeyWaiters();
+  const keyWaiters = processKeyWaiters();
   const waiting = {
     waiters: keyWaiters,
     maxWaitMs: env.KEY_WAIT_MAX_SECONDS * 1000,

@@ -160,6 +160,49 @@ describeOnServer(
       expect(createdCounted).toBe(created.length);
     }, 60_000);
 
+    it("a request that waits (Prefer: wait) on one instance is woken by the first attempt's commit on another, and gets its answer", async () => {
+      // A slow card network keeps the first attempt on the key while the waiters arrive.
+      await setFaults(cluster.simulator, { latencyMs: 1500 });
+      try {
+        const account = await createAccount(cluster.url);
+        const key = randomUUID();
+        const body = cartBody();
+        const [first, second, third] = cluster.instances.map((instance) => instance.url);
+        const firstAttempt = postOrder({ baseUrl: first, token: account.token, key, body }).then(
+          (answer) => ({ ...answer, answeredAt: Date.now() }),
+        );
+        await expect
+          .poll(
+            async () =>
+              (await pool.query(`SELECT 1 FROM idempotency_keys WHERE idem_key = $1`, [key]))
+                .rowCount,
+          )
+          .toBe(1);
+        const waiters = [second, third].map((url) =>
+          postOrder({
+            baseUrl: url,
+            token: account.token,
+            key,
+            body,
+            headers: { Prefer: "wait=10" },
+          }).then((answer) => ({ ...answer, answeredAt: Date.now() })),
+        );
+        const answered = await firstAttempt;
+        expect(answered.response.status).toBe(201);
+        for (const waiter of await Promise.all(waiters)) {
+          expect(waiter.response.status).toBe(201);
+          expect(waiter.response.headers.get("idempotent-replayed")).toBe("true");
+          expect(waiter.response.headers.get("preference-applied")).toBe("wait=10");
+          expect(waiter.text).toBe(answered.text);
+          // Woken by the commit, seconds before its deadline.
+          expect(waiter.answeredAt - answered.answeredAt).toBeLessThan(2_000);
+        }
+        expect(await rows.rowCounts(account.id)).toEqual({ orders: 1, payments: 1 });
+      } finally {
+        await setFaults(cluster.simulator, {});
+      }
+    });
+
     it(`SIGKILL one instance with ${KILL_CHECKOUTS} checkouts in flight: each key one order and one charge, and the dead instance's keys are finished by the others' recovery workers, each once`, async () => {
       await setFaults(cluster.simulator, { latencyMs: 1500 });
       const account = await createAccount(cluster.url);
