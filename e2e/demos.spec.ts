@@ -152,11 +152,14 @@ test("demo: double-click sends two overlapping requests with one key, and the se
   expect(key).toMatch(/^[0-9a-f-]{36}$/);
   expect(sent.every((s) => s.key === key)).toBe(true);
 
-  // Exactly one answer created the order; every other one was 409 (still running) or its replay.
+  // Exactly one answer created the order; the other asked to wait for it
+  // (Prefer: wait), and got its answer, replayed, instead of a 409.
   const got = await answers(sent);
   expect(got.filter((a) => a?.status === 201 && !a.replayed)).toHaveLength(1);
-  expect(got.every((a) => a !== null && (a.status === 409 || a.status === 201))).toBe(true);
-  expect(got.filter((a) => a?.status === 409 || a?.replayed).length).toBeGreaterThanOrEqual(1);
+  expect(got.every((a) => a !== null && a.status === 201)).toBe(true);
+  await expect(page.getByTestId("attempt-waited")).toHaveText([
+    /^Waited \d+(\.\d+)? m?s for the first attempt, and got its answer$/,
+  ]);
 
   // The timeline shows every attempt under the one key.
   const rows = await timeline(page);
@@ -177,7 +180,7 @@ test("demo: double-click sends two overlapping requests with one key, and the se
   await screenshot(page, testInfo.outputPath("double-click.png"));
 });
 
-test("demo: slow network times out the first attempt, the retry gets 409, a later retry the replay", async ({
+test("demo: slow network times out the first attempt, and the retry waits for it and gets the replay", async ({
   page,
   context,
 }, testInfo) => {
@@ -218,11 +221,16 @@ test("demo: slow network times out the first attempt, the retry gets 409, a late
     said.findIndex((text) => text.startsWith("Paid")),
   );
 
+  // The retry asked the server to wait for the attempt it still held
+  // (Prefer: wait), and got its answer, replayed; a 409 only if that wait
+  // ran out first.
   const rows = await timeline(page);
   expect(rows[0]).toEqual({ state: "done", status: "timeout", replayed: false });
-  expect(rows.slice(1, -1).length).toBeGreaterThanOrEqual(1);
   expect(rows.slice(1, -1).every((row) => row.status === "409")).toBe(true);
   expect(rows.at(-1)).toEqual({ state: "done", status: "201", replayed: true });
+  await expect(page.getByTestId("attempt-waited").last()).toHaveText(
+    /^Waited \d+(\.\d+)? m?s for the first attempt, and got its answer$/,
+  );
 
   expect(sent).toHaveLength(rows.length);
   const key = sent[0]?.key;
@@ -341,10 +349,14 @@ test("demo: reloading mid-payment resumes the same key from sessionStorage and m
   await expect(page.getByTestId("timeline-key")).toHaveText(key!);
   const got = await answers(sent);
   expect(got[0]).toBeNull(); // the reload cut the first attempt off
-  // While the server still held the first attempt, the resumed ones got 409 (README: "then 409, then the replay").
-  expect(got.length).toBeGreaterThanOrEqual(3);
+  // While the server still held the first attempt, the resumed one waited for
+  // it (Prefer: wait) and got its answer, replayed; a 409 only if that wait ran out first.
+  expect(got.length).toBeGreaterThanOrEqual(2);
   expect(got.slice(1, -1)).toEqual(got.slice(1, -1).map(() => ({ status: 409, replayed: false })));
   expect(got.at(-1)).toEqual({ status: 201, replayed: true });
+  await expect(page.getByTestId("attempt-waited").last()).toHaveText(
+    /^Waited \d+(\.\d+)? m?s for the first attempt, and got its answer$/,
+  );
 
   const rows = await timeline(page);
   expect(rows[0]).toEqual({ state: "interrupted", status: "", replayed: false });

@@ -6,7 +6,7 @@ import { summarize, type AttemptLog, type LoggedAttempt } from "@/lib/client/att
 import { RETRY_POLICY } from "@/lib/client/retry-policy";
 import { AlertIcon, CheckIcon, KeyIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
 import { keyPagePath } from "@/components/ledger/format";
-import { describeStatus, formatDuration } from "./attempt-labels";
+import { describeStatus, describeWait, formatDuration } from "./attempt-labels";
 
 interface AttemptsTimelineProps {
   log: AttemptLog;
@@ -170,6 +170,11 @@ function AttemptRow({ entry, keyless }: { entry: LoggedAttempt; keyless: boolean
           "No X-Request-Id: no answer came back"
         )}
       </p>
+      {entry.waited && (
+        <p className="mt-0.5 text-xs font-medium text-sage" data-testid="attempt-waited">
+          {describeWait(entry)}
+        </p>
+      )}
       {entry.retryInMs !== null && (
         <p className="mt-0.5 text-xs font-medium text-clay">
           Retry in {(entry.retryInMs / 1000).toFixed(1)} s, {keyless ? "still no key" : "same key"}

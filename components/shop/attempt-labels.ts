@@ -26,6 +26,20 @@ export function describeFailure(attempt: AttemptFacts): string {
   return `the last attempt got ${describeStatus(attempt)}`;
 }
 
+/**
+ * What an attempt that asked to wait (Prefer: wait) and was waited for says:
+ * how long the server held it for the key's first attempt, and what came of it.
+ */
+export function describeWait({
+  replayed,
+  durationMs,
+}: Pick<LoggedAttempt, "replayed" | "durationMs">): string {
+  const waited = formatDuration(durationMs ?? 0);
+  return replayed
+    ? `Waited ${waited} for the first attempt, and got its answer`
+    : `Waited ${waited}; the first attempt is still running`;
+}
+
 export function formatDuration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
 }

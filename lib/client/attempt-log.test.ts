@@ -19,6 +19,7 @@ function answer(n: number, fields: Partial<AttemptInfo>): AttemptInfo {
     failure: null,
     requestId: null,
     replayed: false,
+    waited: false,
     durationMs: 10,
     orderId: null,
     retryInMs: null,

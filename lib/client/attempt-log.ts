@@ -19,6 +19,8 @@ export interface LoggedAttempt {
   failure: "timeout" | "network" | null;
   requestId: string | null;
   replayed: boolean;
+  /** The server waited for the key's first attempt before it answered (Prefer: wait). */
+  waited: boolean;
   durationMs: number | null;
   orderId: string | null;
   retryInMs: number | null;
@@ -36,6 +38,7 @@ export function startAttempt(log: AttemptLog, run: number, runAttempt: number): 
     failure: null,
     requestId: null,
     replayed: false,
+    waited: false,
     durationMs: null,
     orderId: null,
     retryInMs: null,
@@ -56,6 +59,7 @@ export function finishAttempt(log: AttemptLog, run: number, info: AttemptInfo): 
           failure: info.failure,
           requestId: info.requestId,
           replayed: info.replayed,
+          waited: info.waited,
           durationMs: info.durationMs,
           orderId: info.orderId,
           retryInMs: info.retryInMs,
@@ -113,5 +117,7 @@ function isLoggedAttempt(value: unknown): value is LoggedAttempt {
 
 /** A log read back from storage, or an empty one if it is not a log. */
 export function parseAttemptLog(value: unknown): AttemptLog {
-  return Array.isArray(value) && value.every(isLoggedAttempt) ? value : [];
+  if (!Array.isArray(value) || !value.every(isLoggedAttempt)) return [];
+  // Entries saved before `waited` existed did not wait.
+  return value.map((entry) => ({ ...entry, waited: entry.waited === true }));
 }

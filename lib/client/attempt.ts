@@ -7,6 +7,8 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   KEY_POLICY_HEADER,
+  PREFER_HEADER,
+  PREFERENCE_APPLIED_HEADER,
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
 } from "@/lib/http/headers";
@@ -23,6 +25,8 @@ export type AttemptOutcome =
       requestId: string | null;
       /** `Idempotent-Replayed: true`: the stored result of an earlier attempt, nothing charged now. */
       replayed: boolean;
+      /** Preference-Applied: the server waited for another attempt that held the key (Prefer: wait). */
+      waited: boolean;
       retryAfter: string | null;
       /** How long the server keeps the key (Idempotency-Key-Policy's retention); absent when it did not say. */
       keyRetentionSeconds?: number;
@@ -44,6 +48,8 @@ export interface AttemptRequest {
   /** Built once per intent, so every attempt sends the same bytes (and fingerprint). */
   body: string;
   timeoutMs: number;
+  /** Asks the server to wait this long for another attempt that holds the key (Prefer: wait), instead of a 409. */
+  waitForFirstSeconds?: number;
   fetch: FetchLike;
 }
 
@@ -59,6 +65,7 @@ export async function sendAttempt({
   idempotencyKey,
   body,
   timeoutMs,
+  waitForFirstSeconds,
   fetch,
 }: AttemptRequest): Promise<AttemptOutcome> {
   const startedAt = performance.now();
@@ -69,6 +76,8 @@ export async function sendAttempt({
   const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
   const headers: Record<string, string> = { "Content-Type": "application/json" };
   if (idempotencyKey !== null) headers[IDEMPOTENCY_KEY_HEADER] = idempotencyKey;
+  if (idempotencyKey !== null && waitForFirstSeconds)
+    headers[PREFER_HEADER] = `wait=${waitForFirstSeconds}`;
 
   try {
     let response: Response;
@@ -105,6 +114,7 @@ export async function sendAttempt({
       statusText: response.statusText,
       requestId: response.headers.get(REQUEST_ID_HEADER),
       replayed: response.headers.get(IDEMPOTENT_REPLAYED_HEADER) === "true",
+      waited: response.headers.has(PREFERENCE_APPLIED_HEADER),
       retryAfter: response.headers.get(RETRY_AFTER_HEADER),
       ...(keyRetentionSeconds !== null && { keyRetentionSeconds }),
       json,

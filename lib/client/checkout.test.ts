@@ -127,6 +127,8 @@ describe("submitCheckout: one attempt", () => {
     expect(calls[0]?.init.method).toBe("POST");
     expect(calls[0]?.init.credentials).toBe("same-origin");
     expect(new Headers(calls[0]?.init.headers).get("Content-Type")).toBe("application/json");
+    // Asked to wait for another attempt that holds the key, inside the attempt's own 6 s.
+    expect(new Headers(calls[0]?.init.headers).get("Prefer")).toBe("wait=5");
     expect(calls[0]?.key).toBe(KEY);
     expect(JSON.parse(calls[0]?.body ?? "")).toEqual({
       cartId: "cart-1",
@@ -141,10 +143,21 @@ describe("submitCheckout: one attempt", () => {
         failure: null,
         requestId: "req_1",
         replayed: false,
+        waited: false,
         durationMs: 0,
         orderId: "ord_123",
         retryInMs: null,
       },
+    ]);
+  });
+
+  it("reports an answer the server waited for (Preference-Applied) as waited, the first attempt's result replayed", async () => {
+    const { result, attempts } = await run([
+      json(201, order, { "Idempotent-Replayed": "true", "Preference-Applied": "wait=5" }),
+    ]);
+    expect(result).toMatchObject({ kind: "paid", replayed: true });
+    expect(attempts.map((attempt) => [attempt.status, attempt.replayed, attempt.waited])).toEqual([
+      [201, true, true],
     ]);
   });
 
@@ -155,6 +168,7 @@ describe("submitCheckout: one attempt", () => {
     });
     expect(calls[0]?.url).toBe("/api/lab/unsafe-orders");
     expect(new Headers(calls[0]?.init.headers).has("Idempotency-Key")).toBe(false);
+    expect(new Headers(calls[0]?.init.headers).has("Prefer")).toBe(false);
   });
 });
 

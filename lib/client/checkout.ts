@@ -36,6 +36,8 @@ export interface AttemptInfo extends AttemptStart {
   failure: "timeout" | "network" | null;
   requestId: string | null;
   replayed: boolean;
+  /** The server waited for the first attempt that held the key before it answered (Prefer: wait). */
+  waited: boolean;
   durationMs: number;
   /** The order in a successful answer (the same one on every replay). */
   orderId: string | null;
@@ -116,6 +118,7 @@ function describe(
         failure: null,
         requestId: outcome.requestId,
         replayed: outcome.replayed,
+        waited: outcome.waited,
         durationMs: outcome.durationMs,
         orderId: isOrder(outcome.json) ? outcome.json.id : null,
         retryInMs,
@@ -130,6 +133,7 @@ function describe(
         failure: outcome.reason,
         requestId: null,
         replayed: false,
+        waited: false,
         durationMs: outcome.durationMs,
         orderId: null,
         retryInMs,

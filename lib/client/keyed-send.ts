@@ -99,6 +99,7 @@ export async function sendUnderKey(options: KeyedSendOptions): Promise<KeyedSend
           idempotencyKey,
           body,
           timeoutMs: policy.attemptTimeoutMs,
+          waitForFirstSeconds: policy.waitForFirstSeconds,
           fetch,
         });
         if (outcome.kind === "no-response" || isRetryable(outcome, isResult))

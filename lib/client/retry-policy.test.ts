@@ -130,6 +130,13 @@ describe("the key's retention", () => {
   });
 });
 
+describe("the wait an attempt asks for", () => {
+  it("ends inside the attempt's own timeout, so the server's answer always arrives", () => {
+    expect(RETRY_POLICY.waitForFirstSeconds).toBeGreaterThan(0);
+    expect(RETRY_POLICY.waitForFirstSeconds * 1000).toBeLessThan(RETRY_POLICY.attemptTimeoutMs);
+  });
+});
+
 describe("the budget", () => {
   it("ends every run more than a thousand times inside the server's 24 h key lifetime", () => {
     expect(RETRY_POLICY.budgetMs).toBe(60_000);

@@ -23,6 +23,12 @@ export interface RetryPolicy {
   retryAfterCapMs: number;
   /** No attempt starts later than this after the run's first attempt started. */
   budgetMs: number;
+  /**
+   * How long an attempt asks the server to wait for another attempt that
+   * holds the key (Prefer: wait) before it answers 409: less than the
+   * attempt's own timeout, so the answer always arrives inside it.
+   */
+  waitForFirstSeconds: number;
 }
 
 export const RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
@@ -32,6 +38,7 @@ export const RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   backoffCapMs: 8_000,
   retryAfterCapMs: 15_000,
   budgetMs: 60_000,
+  waitForFirstSeconds: 5,
 });
 
 /** The server's default key lifetime (IDEMPOTENCY_TTL_SECONDS), which the budget must stay far inside. */
