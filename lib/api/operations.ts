@@ -99,8 +99,9 @@ function publicCheck({ ok, ms }: CheckResult): Pick<CheckResult, "ok" | "ms"> {
 /** GET /api/metrics: this instance's metrics in Prometheus's text format. */
 export async function metricsText(): Promise<Response> {
   const { db, keyWaiters: waiting } = getServices();
-  const { registry, keysInFlight, keyWaiters } = metrics();
+  const { registry, keysInFlight, keyWaiters, keyListenerUp } = metrics();
   keyWaiters.set(waiting.subscribed);
+  keyListenerUp.set(waiting.listening ? 1 : 0);
   try {
     keysInFlight.set(await db.idempotencyKey.count({ where: { state: "in_flight" } }));
   } catch {

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type Cluster } from "@/lib/cluster/cluster";
 import { judgeAnswersOf } from "@/lib/testing/judged-apps";
@@ -14,6 +16,9 @@ import {
 } from "@/lib/testing/failover";
 import { describeMoments, watchFailover } from "@/lib/testing/failover-watch";
 import { describeOnServer } from "@/lib/testing/postgres-server-only";
+import { cartBody, createAccount, postOrder } from "@/lib/testing/api-client";
+import { setFaults } from "@/lib/testing/payment-simulator";
+import { sample } from "@/lib/observability/prometheus-text";
 
 /**
  * Exactly once when the database's primary dies: the app's PostgreSQL is
@@ -73,6 +78,67 @@ describeOnServer(
       await primary.start();
       await cluster.replicated!.whole();
       expect(await cluster.replicated!.leader()).not.toBe(primary);
+    }, 240_000);
+
+    it("a request waiting (Prefer: wait) when the primary dies is answered at once, and once another node leads, a commit wakes a waiter again", async () => {
+      const [first, second] = cluster.instances.map((instance) => instance.url) as [string, string];
+      const account = await createAccount(cluster.url);
+      const body = cartBody();
+      const keyRows = new pg.Pool({ connectionString: cluster.databaseUrl, max: 1 });
+      keyRows.on("error", () => undefined);
+      const claimed = (key: string) =>
+        keyRows.query(`SELECT 1 FROM idempotency_keys WHERE idem_key = $1`, [key]).then(
+          (result) => result.rowCount,
+          () => 0,
+        );
+      const waitingOn = (url: string) => metricOf(url, "oncepay_key_waiters");
+      const send = (url: string, key: string, headers: Record<string, string> = {}) =>
+        postOrder({ baseUrl: url, token: account.token, key, body, headers }).then((answer) => ({
+          ...answer,
+          answeredAt: Date.now(),
+        }));
+      try {
+        // The first attempt sits at a slow provider; the waiter, on another instance, waits for it.
+        await setFaults(cluster.simulator, { latencyMs: 5000 });
+        const key = randomUUID();
+        void send(first, key).catch(() => undefined);
+        await expect.poll(() => claimed(key), { timeout: 10_000 }).toBe(1);
+        const waiting = send(second, key, { Prefer: "wait=10" });
+        await expect.poll(() => waitingOn(second), { timeout: 10_000 }).toBe(1);
+
+        const primary = await cluster.replicated!.leader();
+        const killedAt = Date.now();
+        await primary.kill();
+        const answered = await waiting;
+        // Its listener's connection died with the primary: answered now, not at its 10 s deadline.
+        expect(answered.response.status).toBe(409);
+        expect(answered.response.headers.get("preference-applied")).toBe("wait=10");
+        expect(answered.answeredAt - killedAt).toBeLessThan(5_000);
+
+        // Another node leads, the listener follows it, and a commit wakes a waiter again.
+        await expect
+          .poll(async () => (await cluster.replicated!.leader()).name, { timeout: 60_000 })
+          .not.toBe(primary.name);
+        await expect
+          .poll(() => metricOf(second, "oncepay_key_listener_up"), { timeout: 60_000 })
+          .toBe(1);
+        await setFaults(cluster.simulator, { latencyMs: 1500 });
+        const next = randomUUID();
+        const firstAttempt = send(first, next);
+        await expect.poll(() => claimed(next), { timeout: 30_000 }).toBe(1);
+        const woken = await send(second, next, { Prefer: "wait=10" });
+        const paid = await firstAttempt;
+        expect(paid.response.status).toBe(201);
+        expect(woken.response.status).toBe(201);
+        expect(woken.response.headers.get("idempotent-replayed")).toBe("true");
+        expect(woken.answeredAt - paid.answeredAt).toBeLessThan(2_000);
+
+        await primary.start();
+        await cluster.replicated!.whole();
+      } finally {
+        await setFaults(cluster.simulator, {});
+        await keyRows.end();
+      }
     }, 240_000);
 
     it("the primary frozen until another node leads and takes commits, then resumed: it takes no write, the balancer never counts it up again, and the same invariants hold", async () => {
@@ -212,4 +278,10 @@ async function startReplicatedCluster(
   // The balancer answers for the app (its own 502, 503 and 504 too), and each instance for itself.
   judgeAnswersOf(cluster.url, ...cluster.instances.map((instance) => instance.url));
   return cluster;
+}
+
+/** One instance's metric, as its /api/metrics says now. */
+async function metricOf(instanceUrl: string, name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${instanceUrl}/api/metrics`)).text();
+  return sample(text, name);
 }

@@ -14,6 +14,7 @@ interface Metrics {
   checkoutDuration: Histogram<"outcome">;
   keysInFlight: Gauge;
   keyWaiters: Gauge;
+  keyListenerUp: Gauge;
   recoveryRuns: Counter<"result">;
   recoveredKeys: Counter<"result">;
   reaperRuns: Counter<"result">;
@@ -63,6 +64,11 @@ function createMetrics(): Metrics {
     help: "Requests waiting on this instance for another attempt that holds their key (Prefer: wait), at scrape time.",
     registers: [registry],
   });
+  const keyListenerUp = new Gauge({
+    name: "oncepay_key_listener_up",
+    help: "1 while waiting can be heard on this instance (its LISTEN connection is up, or it needs none); 0 while it is down, when nobody waits.",
+    registers: [registry],
+  });
   const recoveryRuns = labelledCounter(
     registry,
     "oncepay_recovery_runs_total",
@@ -98,6 +104,7 @@ function createMetrics(): Metrics {
     checkoutDuration,
     keysInFlight,
     keyWaiters,
+    keyListenerUp,
     recoveryRuns,
     recoveredKeys,
     reaperRuns,
