@@ -5,8 +5,10 @@
  *
  *   npm run build && DATABASE_URL=postgresql://… npm run bench:waiting
  *
- * Two instances behind the cluster's pooler, each with its LISTEN
- * connection. A trial is a new key: the first attempt goes to instance 1 and
+ * With DATABASE_URL: two instances behind the cluster's pooler, each with
+ * its LISTEN connection. Without it: one instance on the embedded database,
+ * whose own commits wake its waiters (it has no listener), and no "other
+ * instance". A trial is a new key: the first attempt goes to instance 1 and
  * is held HOLD_MS before its charge by the slow-network demo; the duplicate
  * goes a third of that later, to instance 1 or 2. The figure is the time
  * from the first attempt's commit (its key's completed_at, by the
@@ -20,33 +22,47 @@ import { startCluster } from "../lib/cluster/cluster.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "../lib/http/headers.ts";
 import { mapWithLimit } from "../lib/map-with-limit.ts";
 import { newAdminKey } from "../lib/payments/simulator/admin-key.ts";
+import { startAppServer } from "../lib/testing/app-server.ts";
 import { BENCH_APP_ENV, createAccount, newCart } from "./shop-client.ts";
 
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error("bench:waiting needs DATABASE_URL (a PostgreSQL server): it runs two instances.");
-  process.exit(2);
-}
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const HOLD_MS = 600;
 
 type Way = "wait, same instance" | "wait, other instance" | "409, then retries";
-const WAYS: Way[] = ["wait, same instance", "wait, other instance", "409, then retries"];
 
-const cluster = await startCluster({
-  size: 2,
-  databaseUrl,
-  port: 0,
-  poolerPoolSize: 20,
-  instancePoolMax: 10,
-  simulatorAdminKey: newAdminKey(),
-  output: "keep",
-  instanceEnv: BENCH_APP_ENV,
-});
-const database = new pg.Pool({ connectionString: cluster.databaseUrl, max: 4 });
+/** Where the trials go: instance URLs, the app's database, and how to stop it all. */
+async function start(): Promise<{ urls: string[]; databaseUrl: string; stop(): Promise<void> }> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const app = await startAppServer({ embedded: true, env: BENCH_APP_ENV });
+    return { urls: [app.baseUrl], databaseUrl: app.databaseUrl, stop: () => app.stop() };
+  }
+  const cluster = await startCluster({
+    size: 2,
+    databaseUrl: serverUrl,
+    port: 0,
+    poolerPoolSize: 20,
+    instancePoolMax: 10,
+    simulatorAdminKey: newAdminKey(),
+    output: "keep",
+    instanceEnv: BENCH_APP_ENV,
+  });
+  return {
+    urls: cluster.instances.map((instance) => instance.url),
+    databaseUrl: cluster.databaseUrl,
+    stop: () => cluster.stop(),
+  };
+}
+
+const target = await start();
+const WAYS: Way[] =
+  target.urls.length > 1
+    ? ["wait, same instance", "wait, other instance", "409, then retries"]
+    : ["wait, same instance", "409, then retries"];
+const database = new pg.Pool({ connectionString: target.databaseUrl, max: 1 });
 try {
-  const [first, other] = cluster.instances.map((instance) => instance.url) as [string, string];
+  const [first, other = first] = target.urls as [string, string?];
   const token = await createAccount(first);
   const demo = await fetch(`${first}/api/demo/settings`, {
     method: "PUT",
@@ -56,7 +72,7 @@ try {
   if (!demo.ok) throw new Error(`PUT /api/demo/settings answered ${demo.status}`);
 
   console.log(
-    `${TRIALS} trials per way, ${CONCURRENCY} at a time; the first attempt held ${HOLD_MS} ms; ms from its commit to the duplicate's answer`,
+    `${process.env.DATABASE_URL ? "two instances on PostgreSQL" : "one instance on the embedded database"}; ${TRIALS} trials per way, ${CONCURRENCY} at a time; the first attempt held ${HOLD_MS} ms; ms from its commit to the duplicate's answer`,
   );
   console.log(["way", "median", "p90", "p99", "max", "requests"].map(cell).join(" "));
   for (const way of WAYS) {
@@ -93,7 +109,7 @@ try {
   }
 } finally {
   await database.end();
-  await cluster.stop();
+  await target.stop();
 }
 
 /** One key: the held first attempt, and a duplicate that waits or retries; ms from the commit to its answer. */
