@@ -44,6 +44,7 @@ const MAKES_ITS_DATABASE: Record<string, string> = {
     "scripts/cluster.mts creates it first, whatever CLUSTER_DATABASE says: lib/cluster/cluster-shutdown.test.ts runs the docs' command on a database the server lacks",
   bench: "bench/checkout.mts starts the app through the launcher, which creates it",
   "bench:cluster": "bench/cluster.mts starts the cluster, whose startCluster creates it",
+  "bench:waiting": "bench/waiting.mts starts the cluster, whose startCluster creates it",
   soak: "bench/soak.mts starts the app through the launcher, which creates it",
 };
 
