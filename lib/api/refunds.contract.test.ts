@@ -359,4 +359,31 @@ describe("refunds in flight at once", () => {
       expect((await refundsOfOrder(order.id)).refundedAmount).toBe(500);
     },
   );
+
+  itOnServer(
+    "concurrency",
+    "N identical refunds under one key with Prefer: wait=10, all at once: one refund, and every answer its 201",
+    async () => {
+      const order = await paidOrder();
+      const key = randomUUID();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          postRefund({
+            token: account.token,
+            orderId: order.id,
+            key,
+            body: { amount: 500 },
+            headers: { Prefer: "wait=10" },
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.response.status)).toEqual(answers.map(() => 201));
+      expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
+      expect(
+        answers.filter((answer) => answer.response.headers.get("idempotent-replayed") === "true"),
+      ).toHaveLength(19);
+      expect(await refundedAtProvider(order)).toEqual([500]);
+      expect((await refundsOfOrder(order.id)).refundedAmount).toBe(500);
+    },
+  );
 });
