@@ -33,6 +33,10 @@ CREATE TABLE idempotency_keys (
   created_at             timestamptz(3) NOT NULL DEFAULT now(),
   completed_at           timestamptz(3),
   expires_at             timestamptz(3) NOT NULL,
+  -- Whether a request waits for this key's attempt (Prefer: wait): only then
+  -- does its completion, release or lease handed back NOTIFY, since
+  -- PostgreSQL serialises the commits of notifying transactions.
+  awaited                boolean NOT NULL DEFAULT false,
   CONSTRAINT idempotency_keys_scope_idem_key_key UNIQUE (scope, idem_key)
 );
 

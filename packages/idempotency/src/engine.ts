@@ -165,6 +165,7 @@ export function createEngine<Tx>(options: EngineOptions<Tx>): Engine<Tx> {
       const topic = keyTopic(call.scope, call.key);
       const { claimed, waited } = await claimOrWait(
         () => claimAfresh(store, claimRequest),
+        () => store.markAwaited(call.scope, call.key),
         waitingFor(options.waiting, runOptions.waitMs, topic),
       );
       switch (claimed.kind) {
@@ -264,13 +265,16 @@ function waitingFor(
 
 /**
  * Claims the key; while another attempt holds it and the request may wait,
- * waits for a change of the key (or the deadline) and claims again. Each
- * subscription opens before the claim that reads the row, so a change
- * committed after that read wakes it. `waited` says how long it waited,
- * and for how long it would have, when it did.
+ * marks the key awaited (so its next change notifies every instance), waits
+ * for that change (or the deadline) and claims again. Each subscription
+ * opens before the claim that reads the row, so a change committed after
+ * that read wakes it; a key no longer in flight when marked is claimed
+ * again at once. `waited` says how long it waited, and for how long it
+ * would have, when it did.
  */
 async function claimOrWait(
   claim: () => Promise<ClaimResult>,
+  markAwaited: () => Promise<boolean>,
   wait: Wait | undefined,
 ): Promise<{ claimed: ClaimResult; waited?: Waited }> {
   if (!wait) return { claimed: await claim() };
@@ -281,7 +285,9 @@ async function claimOrWait(
     const subscription = wait.waiters.subscribe(wait.topic);
     try {
       const claimed = await claim();
-      if (claimed.kind !== "in-flight") return { claimed, waited: waited() };
+      if (claimed.kind !== "in-flight" || Date.now() >= deadline)
+        return { claimed, waited: waited() };
+      if (!(await markAwaited())) continue;
       const heard = await untilDeadline(subscription.heard, deadline);
       if (heard !== "changed") return { claimed, waited: waited() };
     } finally {

@@ -19,6 +19,12 @@ export interface KeyStore<Tx> {
   claim(request: ClaimRequest): Promise<ClaimResult>;
   /** Takes over an in-flight key whose lease ran out; undefined if another attempt won it or it finished. */
   takeOver(keyId: string): Promise<Claim | undefined>;
+  /**
+   * Marks an in-flight key as awaited by a request (Prefer: wait), so that
+   * its next change notifies every instance; false when it is in flight no
+   * longer, and the request should claim again.
+   */
+  markAwaited(scope: string, key: string): Promise<boolean>;
   /** In-flight keys whose lease ran out, oldest first: the recovery worker's work list. */
   findAbandoned(limit: number): Promise<AbandonedKey[]>;
   /**

@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LeaseLostError, type Claim, type ClaimRequest, type KeyStore } from "../src/index.js";
+import {
+  KEY_CHANGED_CHANNEL,
+  keyTopic,
+  LeaseLostError,
+  type Claim,
+  type ClaimRequest,
+  type KeyStore,
+} from "../src/index.js";
 import { openTestDatabase, type TestDatabase } from "./support/database.js";
 import {
   STORE_KINDS,
@@ -282,6 +290,48 @@ function contractTests<Tx>(kind: StoreKind) {
         claim: { keyId: claim.keyId, point: "calling", sideEffectGeneration: 1 },
       });
     });
+  });
+
+  describe("waiting for a key", () => {
+    it("marks an in-flight key awaited, and refuses one no longer in flight", async () => {
+      const { request, claim } = await claimFresh();
+      expect(await store.markAwaited(request.scope, request.key)).toBe(true);
+      expect(await keyRow(request)).toMatchObject({ awaited: true });
+      await store.commitPhase(claim, async () => ({ response: RESPONSE }));
+      expect(await store.markAwaited(request.scope, request.key)).toBe(false);
+      expect(await store.markAwaited(request.scope, "no-such-key")).toBe(false);
+    });
+
+    it.runIf(process.env.DATABASE_URL)(
+      "notifies a completion, a release or a lease handed back only when a request awaits the key",
+      async () => {
+        const listener = new pg.Client({ connectionString: database.url });
+        await listener.connect();
+        const heard: string[] = [];
+        listener.on("notification", (message) => heard.push(message.payload ?? ""));
+        await listener.query(`LISTEN ${KEY_CHANGED_CHANNEL}`);
+        try {
+          const topicOf = (request: ClaimRequest) => keyTopic(request.scope, request.key);
+          const quiet = await claimFresh();
+          await store.commitPhase(quiet.claim, async () => ({ response: RESPONSE }));
+          const completed = await claimFresh();
+          await store.markAwaited(completed.request.scope, completed.request.key);
+          await store.commitPhase(completed.claim, async () => ({ response: RESPONSE }));
+          const released = await claimFresh();
+          await store.markAwaited(released.request.scope, released.request.key);
+          await store.release(released.claim);
+          const handedBack = await claimFresh();
+          await store.markAwaited(handedBack.request.scope, handedBack.request.key);
+          await store.endLease(handedBack.claim);
+          const expected = [completed, released, handedBack].map(({ request }) => topicOf(request));
+          await expect.poll(() => heard.length).toBe(3);
+          expect(heard).toEqual(expected);
+          expect(heard).not.toContain(topicOf(quiet.request));
+        } finally {
+          await listener.end();
+        }
+      },
+    );
   });
 
   describe("the lease", () => {
