@@ -131,9 +131,9 @@ const moveStatement = (durable: boolean) => `UPDATE idempotency_keys
  * Tells the key's waiters, on every instance, that it changed, when a
  * request waits for it (`awaited`): the notification is sent when the
  * statement's transaction commits, and not at all when it rolls back
- * (keyTopic, key-events.ts). Only then, since PostgreSQL serialises the
- * commits of notifying transactions: every completion notifying cost a
- * first-time checkout about a twentieth of its throughput.
+ * (keyTopic, key-events.ts). Only then, since PostgreSQL holds one lock on
+ * its notification queue through the whole commit of a notifying
+ * transaction: notifying every completion would serialise their commits.
  */
 const NOTIFY_CHANGED = `CASE WHEN changed.awaited
     THEN pg_notify('${KEY_CHANGED_CHANNEL}', md5(changed.scope || chr(10) || changed.idem_key))::text
