@@ -94,13 +94,24 @@ export async function startNode(settings: NodeSettings): Promise<PatroniNode> {
   // Patroni starts the postmaster in a session of its own (so that Patroni's
   // death does not stop PostgreSQL), and PostgreSQL puts each of its
   // processes in a session of its own: a signal meant for the whole node
-  // goes to Patroni's group, the postmaster and each of its children.
-  const signalNode = async (signal: NodeJS.Signals) => {
+  // goes to Patroni's group (a negative pid), the postmaster and each of its children.
+  const nodeProcesses = async () => {
     const postmaster = await postmasterPid();
     const postgresProcesses =
       postmaster === undefined ? [] : [postmaster, ...(await childrenOf(postmaster))];
-    signalGroup(patroni.pid, signal);
-    for (const pid of postgresProcesses) signalProcess(pid, signal);
+    return [-patroni.pid, ...postgresProcesses];
+  };
+  const signalNode = async (signal: NodeJS.Signals) => {
+    for (const pid of await nodeProcesses()) signalProcess(pid, signal);
+  };
+  const guards: GroupProcess[] = [];
+  // Stops processes until `thaw`. A stopped process keeps even its
+  // parent-death signal pending until it is continued, so a node frozen
+  // when its test died would stay, stopped, for good: a guard that ends
+  // with the starter continues them, and they end as an unfrozen node does.
+  const stopUntilThawed = (pids: number[]) => {
+    guards.push(continuedWhenStarterDies(pids));
+    for (const pid of pids) signalProcess(pid, "SIGSTOP");
   };
   const superuser = `postgres:${settings.passwords.superuser}`;
   return {
@@ -117,13 +128,18 @@ export async function startNode(settings: NodeSettings): Promise<PatroniNode> {
       await signalNode("SIGKILL");
       await patroni.exited;
     },
-    freeze: () => signalNode("SIGSTOP"),
-    thaw: () => signalNode("SIGCONT"),
+    freeze: async () => stopUntilThawed(await nodeProcesses()),
+    async thaw() {
+      await signalNode("SIGCONT");
+      await Promise.all(guards.splice(0).map((guard) => guard.stop(2_000)));
+    },
     async withholdReplication() {
       const postmaster = await postmasterPid();
       if (postmaster === undefined) throw new Error(`${settings.name} runs no PostgreSQL`);
+      const walsenders: number[] = [];
       for (const pid of await childrenOf(postmaster))
-        if ((await commandLineOf(pid)).includes("walsender")) signalProcess(pid, "SIGSTOP");
+        if ((await commandLineOf(pid)).includes("walsender")) walsenders.push(pid);
+      stopUntilThawed(walsenders);
     },
     async start() {
       patroni = launch();
@@ -137,6 +153,21 @@ export async function stopNode(node: PatroniNode): Promise<void> {
   await node.patroni.stop(15_000);
   const postmaster = await node.postmasterPid();
   if (postmaster !== undefined) signalGroup(postmaster, "SIGQUIT");
+}
+
+/**
+ * A process that ends with the starter (its parent-death signal) and, as it
+ * ends, continues `pids` (a negative one is a process group).
+ */
+function continuedWhenStarterDies(pids: number[]): GroupProcess {
+  const targets = pids.map((pid) => (pid < 0 ? `-- ${pid}` : String(pid)));
+  const continueAll = targets.map((target) => `kill -CONT ${target} 2>/dev/null`).join("; ");
+  return startProcess({
+    command: "bash",
+    args: ["-c", `trap '${continueAll}; exit 0' TERM; while :; do sleep 1; done`],
+    endsWithStarter: true,
+    output: () => undefined,
+  });
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
