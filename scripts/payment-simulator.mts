@@ -8,7 +8,10 @@
  * SIMULATOR_ALLOWED_HOSTS the names it answers to besides the loopback ones;
  * SIMULATOR_POOL_MAX (10) is its connection pool (1 on the embedded database);
  * SIMULATOR_API_KEYS the API keys it accepts, comma-separated (more can be
- * registered at POST /_simulator/api_keys).
+ * registered at POST /_simulator/api_keys); SIMULATOR_PUBLIC_URL where the
+ * shopper's browser reaches its 3-D Secure page; SIMULATOR_WEBHOOK_URL and
+ * SIMULATOR_WEBHOOK_SECRET where those keys' events are posted and the
+ * secret that signs them; SIMULATOR_WEBHOOK_RETRIES the waits between attempts.
  * It creates the database when the server does not have it, and its tables
  * (schema payment_simulator), on start-up, and stops
  * cleanly on SIGINT/SIGTERM after answering the requests in progress.
@@ -35,6 +38,13 @@ const simulator = await startPaymentSimulator({
   apiKeys: env.SIMULATOR_API_KEYS,
   adminKey: env.SIMULATOR_ADMIN_KEY,
   allowedHosts: env.SIMULATOR_ALLOWED_HOSTS,
+  publicUrl: env.SIMULATOR_PUBLIC_URL,
+  webhook: env.SIMULATOR_WEBHOOK_URL
+    ? { url: env.SIMULATOR_WEBHOOK_URL, secret: env.SIMULATOR_WEBHOOK_SECRET! }
+    : undefined,
+  webhookDelivery: env.SIMULATOR_WEBHOOK_RETRIES && {
+    retryScheduleMs: env.SIMULATOR_WEBHOOK_RETRIES,
+  },
 });
 console.log(
   `[payment-simulator] listening on ${simulator.url} (Stripe API subset; admin under ${simulator.url}/_simulator/; ${env.SIMULATOR_API_KEYS.length} configured API key(s))`,

@@ -2,7 +2,11 @@ import Stripe from "stripe";
 import { afterAll, afterEach, beforeAll, inject } from "vitest";
 import { newAdminKey } from "@/lib/payments/simulator/admin-key";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
-import { startPaymentSimulator, type PaymentSimulator } from "@/lib/payments/simulator/server";
+import {
+  startPaymentSimulator,
+  type PaymentSimulator,
+  type PaymentSimulatorOptions,
+} from "@/lib/payments/simulator/server";
 import type { FaultSettings } from "@/lib/payments/simulator/faults";
 
 /**
@@ -32,7 +36,9 @@ export function adminFetch(
 }
 
 /** A simulator of the test's own on the database under test, with an admin key of its own. */
-export async function startTestSimulator(): Promise<PaymentSimulator> {
+export async function startTestSimulator(
+  options: Partial<PaymentSimulatorOptions> = {},
+): Promise<PaymentSimulator> {
   return startPaymentSimulator({
     databaseUrl: inject("databaseUrl"),
     // On the embedded database, one connection: see spawnPaymentSimulator.
@@ -40,6 +46,7 @@ export async function startTestSimulator(): Promise<PaymentSimulator> {
     // An app pointed at this simulator (PAYMENT_SIMULATOR_URL) is given this key by its launcher.
     apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
     adminKey: newAdminKey(),
+    ...options,
   });
 }
 
@@ -176,4 +183,34 @@ export async function setFaults(
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(settings),
   });
+}
+
+/** Events of one PaymentIntent at the simulator, newest first, each with its deliveries. */
+export interface SimulatorEventView {
+  id: string;
+  type: string;
+  account: string;
+  payment_intent: string | null;
+  created: number;
+  deliveries: {
+    id: number;
+    endpoint: string;
+    state: "pending" | "delivered" | "failed";
+    attempts: number;
+    last_status: number | null;
+    last_error: string | null;
+  }[];
+}
+
+export async function eventsOf(
+  simulator: SimulatorAdmin,
+  paymentIntent: string,
+): Promise<SimulatorEventView[]> {
+  const response = await adminFetch(
+    simulator,
+    `/_simulator/events?payment_intent=${encodeURIComponent(paymentIntent)}`,
+  );
+  if (response.status !== 200)
+    throw new Error(`GET /_simulator/events answered ${response.status}`);
+  return ((await response.json()) as { data: SimulatorEventView[] }).data;
 }

@@ -117,8 +117,28 @@ export function stripeAnswerErrors(
 ): string[] {
   const template = stripePathTemplate(method, path);
   if (!template) return [`Stripe's spec has no operation ${method} ${path}`];
-  const validate = validatorFor(template, method.toLowerCase(), status);
-  if (validate(body)) return [];
+  return departures(validatorFor(template, method.toLowerCase(), status), body);
+}
+
+/**
+ * Where `value` departs from one of the spec's named schemas (`event`,
+ * `payment_intent`…): what a webhook's body is judged by, since a webhook is
+ * no answer to an operation.
+ */
+export function stripeSchemaErrors(component: string, value: unknown): string[] {
+  const { spec, ajv } = load();
+  if (!spec.components.schemas[component]) return [`Stripe's spec has no schema ${component}`];
+  const cacheKey = `component ${component}`;
+  let validate = validators.get(cacheKey);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/${component}` });
+    validators.set(cacheKey, validate);
+  }
+  return departures(validate, value);
+}
+
+function departures(validate: ValidateFunction, value: unknown): string[] {
+  if (validate(value)) return [];
   return (validate.errors ?? []).map(
     (error) =>
       `${error.instancePath || "/"} ${error.message ?? "is invalid"}${

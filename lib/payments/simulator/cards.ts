@@ -8,6 +8,12 @@ import type { StripeErrorCode } from "@/lib/payments/simulator/errors";
  */
 export type CardOutcome =
   | { kind: "succeeded" }
+  /**
+   * The issuer asks the holder to authenticate (3-D Secure): confirming
+   * leaves the intent `requires_action`, and the challenge page
+   * (authentication.ts) settles it, succeeded or failed.
+   */
+  | { kind: "requires_authentication" }
   | {
       kind: "failed";
       /**
@@ -78,6 +84,13 @@ const TEST_CARDS: Record<string, TestCard> = {
   },
   pm_card_amex: { brand: "amex", funding: "credit", last4: "0005", outcome: SUCCEEDS },
   pm_card_discover: { brand: "discover", funding: "credit", last4: "1117", outcome: SUCCEEDS },
+  // 4000 0027 6000 3184: authentication required on every payment.
+  pm_card_authenticationRequired: {
+    brand: "visa",
+    funding: "credit",
+    last4: "3184",
+    outcome: { kind: "requires_authentication" },
+  },
   pm_card_chargeDeclined: {
     brand: "visa",
     funding: "credit",

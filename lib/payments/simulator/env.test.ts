@@ -60,3 +60,41 @@ describe("SIMULATOR_ALLOWED_HOSTS", () => {
     },
   );
 });
+
+describe("webhook settings", () => {
+  const secret = `whsec_${"a".repeat(32)}`;
+
+  it("takes an endpoint's URL and secret together, and a retry schedule in ms, s, m and h", () => {
+    const env = envOf({
+      SIMULATOR_WEBHOOK_URL: "http://127.0.0.1:3000/api/webhooks/stripe",
+      SIMULATOR_WEBHOOK_SECRET: secret,
+      SIMULATOR_WEBHOOK_RETRIES: "500ms, 2s,1m,1h",
+    });
+    expect(env.SIMULATOR_WEBHOOK_URL).toBe("http://127.0.0.1:3000/api/webhooks/stripe");
+    expect(env.SIMULATOR_WEBHOOK_RETRIES).toEqual([500, 2_000, 60_000, 3_600_000]);
+    expect(envOf({}).SIMULATOR_WEBHOOK_RETRIES).toBeUndefined();
+    expect(envOf({ SIMULATOR_WEBHOOK_RETRIES: "" }).SIMULATOR_WEBHOOK_RETRIES).toEqual([]);
+  });
+
+  it.each([
+    [{ SIMULATOR_WEBHOOK_URL: "http://127.0.0.1:3000/hooks" }, /set both or neither/],
+    [{ SIMULATOR_WEBHOOK_SECRET: secret }, /set both or neither/],
+    [
+      { SIMULATOR_WEBHOOK_URL: "ftp://x/hooks", SIMULATOR_WEBHOOK_SECRET: secret },
+      /SIMULATOR_WEBHOOK_URL/,
+    ],
+    [
+      { SIMULATOR_WEBHOOK_URL: "http://x/h", SIMULATOR_WEBHOOK_SECRET: "whsec_short" },
+      /must be whsec_/,
+    ],
+    [{ SIMULATOR_WEBHOOK_RETRIES: "1s,soon" }, /SIMULATOR_WEBHOOK_RETRIES must list waits/],
+    [{ SIMULATOR_WEBHOOK_RETRIES: "25h" }, /SIMULATOR_WEBHOOK_RETRIES must list waits/],
+    [
+      { SIMULATOR_WEBHOOK_RETRIES: Array(21).fill("1s").join(",") },
+      /SIMULATOR_WEBHOOK_RETRIES must list waits/,
+    ],
+    [{ SIMULATOR_PUBLIC_URL: "not a url" }, /SIMULATOR_PUBLIC_URL/],
+  ])("refuses %j at start-up", (variables, message) => {
+    expect(() => envOf(variables)).toThrow(message);
+  });
+});

@@ -29,6 +29,7 @@ export const SIMULATOR_ERROR_CODES = [
   "parameter_missing",
   "parameter_unknown",
   "parameters_exclusive",
+  "payment_intent_authentication_failure",
   "payment_intent_invalid_parameter",
   "payment_intent_unexpected_state",
   "processing_error",

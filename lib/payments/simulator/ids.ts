@@ -19,10 +19,15 @@ export function randomBase62(length: number): string {
   return text;
 }
 
-export function newId(prefix: "pi" | "ch" | "re" | "req"): string {
+export function newId(prefix: "pi" | "ch" | "re" | "req" | "evt" | "we"): string {
   return `${prefix}_${randomBase62(prefix === "req" ? 14 : 24)}`;
 }
 
 export function clientSecretFor(paymentIntentId: string): string {
   return `${paymentIntentId}_secret_${randomBase62(25)}`;
+}
+
+/** A webhook endpoint's signing secret, in Stripe's form. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBase62(32)}`;
 }

@@ -7,6 +7,7 @@ import {
   type ApiResponse,
   type StripeError,
 } from "@/lib/payments/simulator/errors";
+import { recordEvent, type EventOrigin } from "@/lib/payments/simulator/events";
 import { clientSecretFor, newId } from "@/lib/payments/simulator/ids";
 import { chargeObject, paymentIntentObject, refundObject } from "@/lib/payments/simulator/objects";
 import { refundsOfIntents } from "@/lib/payments/simulator/refund-ledger";
@@ -38,7 +39,21 @@ export interface PaymentIntentRow {
   metadata: Record<string, string>;
   automatic_payment_methods: AutomaticPaymentMethods | null;
   idempotency_key: string | null;
+  return_url: string | null;
+  /** What the shopper must do while the intent is `requires_action`: the challenge page's address. */
+  next_action: NextAction | null;
   created: string;
+}
+
+export interface NextAction {
+  type: "redirect_to_url";
+  redirect_to_url: { url: string; return_url: string | null };
+}
+
+/** What creating an intent needs beyond its parameters. */
+export interface CreateContext extends EventOrigin {
+  /** The challenge page of an intent that asks for 3-D Secure (authentication.ts). */
+  challengeUrl(paymentIntent: string, clientSecret: string): string;
 }
 
 export interface ChargeRow {
@@ -61,16 +76,21 @@ export interface ChargeRow {
  * POST /v1/payment_intents. With `confirm=true` the card is charged at once,
  * as Stripe does: a success is 200 and a `succeeded` intent; a decline still
  * creates the intent (back to `requires_payment_method`) and a failed charge,
- * and is answered 402 card_error carrying that intent.
+ * and is answered 402 card_error carrying that intent; a card that asks for
+ * 3-D Secure leaves it `requires_action`, charging nothing until the
+ * challenge page settles it. Each settled outcome records its event.
  */
 export async function createPaymentIntent(
   tx: pg.PoolClient,
   account: string,
   params: CreatePaymentIntentParams,
   idempotencyKey: string | null,
+  context: CreateContext,
 ): Promise<ApiResponse> {
   const id = newId("pi");
-  const base = { id, account, params, idempotencyKey };
+  const clientSecret = clientSecretFor(id);
+  const base = { id, clientSecret, account, params, idempotencyKey, nextAction: null };
+  const origin: EventOrigin = { requestId: context.requestId, idempotencyKey };
   if (!params.confirm || !params.paymentMethod) {
     const intent = await insertPaymentIntent(tx, {
       ...base,
@@ -85,6 +105,23 @@ export async function createPaymentIntent(
   const paymentMethod = params.paymentMethod;
   // parseCreatePaymentIntent accepted only known test cards.
   const outcome: CardOutcome = testCard(paymentMethod)!.outcome;
+  if (outcome.kind === "requires_authentication") {
+    const intent = await insertPaymentIntent(tx, {
+      ...base,
+      status: "requires_action",
+      paymentMethod,
+      latestCharge: null,
+      lastPaymentError: null,
+      nextAction: {
+        type: "redirect_to_url",
+        redirect_to_url: {
+          url: context.challengeUrl(id, clientSecret),
+          return_url: params.returnUrl,
+        },
+      },
+    });
+    return jsonResponse(200, paymentIntentObject(intent));
+  }
   const chargeId = newId("ch");
   if (outcome.kind === "succeeded") {
     const intent = await insertPaymentIntent(tx, {
@@ -102,7 +139,15 @@ export async function createPaymentIntent(
       paymentMethod,
       outcome,
     });
-    return jsonResponse(200, paymentIntentObject(intent));
+    const shown = paymentIntentObject(intent);
+    await recordEvent(tx, {
+      account,
+      type: "payment_intent.succeeded",
+      object: shown,
+      paymentIntent: id,
+      origin,
+    });
+    return jsonResponse(200, shown);
   }
 
   const error: StripeError = {
@@ -135,6 +180,13 @@ export async function createPaymentIntent(
   });
   // The error is the intent's last_payment_error, carrying the intent, as at Stripe.
   const shown = paymentIntentObject(intent);
+  await recordEvent(tx, {
+    account,
+    type: "payment_intent.payment_failed",
+    object: shown,
+    paymentIntent: id,
+    origin,
+  });
   return errorResponse(402, { ...shown.last_payment_error!, payment_intent: shown });
 }
 
@@ -142,6 +194,7 @@ async function insertPaymentIntent(
   tx: pg.PoolClient,
   intent: {
     id: string;
+    clientSecret: string;
     account: string;
     params: CreatePaymentIntentParams;
     idempotencyKey: string | null;
@@ -149,13 +202,15 @@ async function insertPaymentIntent(
     paymentMethod: string | null;
     latestCharge: string | null;
     lastPaymentError: StripeError | null;
+    nextAction: NextAction | null;
   },
 ): Promise<PaymentIntentRow> {
   const { rows } = await tx.query<PaymentIntentRow>(
     `INSERT INTO payment_simulator.payment_intents
        (id, account, amount, currency, status, payment_method, payment_method_types, latest_charge,
-        last_payment_error, client_secret, description, metadata, idempotency_key, automatic_payment_methods)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        last_payment_error, client_secret, description, metadata, idempotency_key, automatic_payment_methods,
+        return_url, next_action)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      RETURNING *`,
     [
       intent.id,
@@ -167,24 +222,26 @@ async function insertPaymentIntent(
       intent.params.paymentMethodTypes,
       intent.latestCharge,
       intent.lastPaymentError && JSON.stringify(intent.lastPaymentError),
-      clientSecretFor(intent.id),
+      intent.clientSecret,
       intent.params.description,
       JSON.stringify(intent.params.metadata),
       intent.idempotencyKey,
       intent.params.automaticPaymentMethods &&
         JSON.stringify(intent.params.automaticPaymentMethods),
+      intent.params.returnUrl,
+      intent.nextAction && JSON.stringify(intent.nextAction),
     ],
   );
   return rows[0]!;
 }
 
-async function insertCharge(
+export async function insertCharge(
   tx: pg.PoolClient,
   charge: {
     id: string;
     account: string;
     paymentIntent: string;
-    params: CreatePaymentIntentParams;
+    params: Pick<CreatePaymentIntentParams, "amount" | "currency">;
     paymentMethod: string;
     outcome: CardOutcome;
   },

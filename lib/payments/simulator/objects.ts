@@ -8,7 +8,7 @@ import type { RefundRow } from "@/lib/payments/simulator/refund-ledger";
  * The Stripe objects the API shows for the ledger's rows: PaymentIntent,
  * Charge, Refund and PaymentMethod, in Stripe's exact shape. Every field the
  * SDK's types declare always present is sent, `null` where nothing applies here
- * (no customers, Connect, shipping, reviews or 3-D Secure), as Stripe sends
+ * (no customers, Connect, shipping or reviews), as Stripe sends
  * it, so a client reads `null` and never `undefined`; the schema test checks
  * them against Stripe's spec and the SDK's types.
  */
@@ -51,7 +51,7 @@ export function paymentIntentObject(row: PaymentIntentRow, expanded: ExpandedFie
     livemode: false,
     managed_payments: null,
     metadata: row.metadata,
-    next_action: null,
+    next_action: row.next_action ?? null,
     on_behalf_of: null,
     payment_method:
       expanded.paymentMethod && row.payment_method

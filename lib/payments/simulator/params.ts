@@ -29,6 +29,8 @@ export interface CreatePaymentIntentParams {
   paymentMethodTypes: string[];
   /** As the intent shows it; null when `payment_method_types` chose the types instead. */
   automaticPaymentMethods: AutomaticPaymentMethods | null;
+  /** Where the challenge page sends the shopper back after 3-D Secure; only with `confirm`. */
+  returnUrl: string | null;
 }
 
 export interface AutomaticPaymentMethods {
@@ -231,6 +233,34 @@ function parsePaymentMethod(form: FormObject, confirm: boolean): string | null {
   return paymentMethod;
 }
 
+// Stripe's own limit on URLs it stores.
+const MAX_URL_LENGTH = 5000;
+
+/**
+ * An absolute http(s) URL, or a refusal naming `param`: where the shopper's
+ * browser is sent (a return_url) or an event is posted (a webhook endpoint),
+ * so anything else (a relative path, a `javascript:` URL) is refused here
+ * rather than followed there.
+ */
+export function httpUrl(text: string, param: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || text.length > MAX_URL_LENGTH)
+    fail("Not a valid URL: it must be an absolute http or https URL.", param);
+  return text;
+}
+
+function parseReturnUrl(form: FormObject, confirm: boolean): string | null {
+  const text = stringParam(form, "return_url");
+  if (text === undefined || text === "") return null;
+  if (!confirm) fail("return_url can only be passed when confirm=true.", "return_url");
+  return httpUrl(text, "return_url");
+}
+
 export function parseCreatePaymentIntent(form: FormObject): ParamsResult {
   try {
     rejectUnknown(form, KNOWN);
@@ -249,7 +279,7 @@ export function parseCreatePaymentIntent(form: FormObject): ParamsResult {
     const description = stringParam(form, "description") ?? null;
     if (description !== null && description.length > 1000)
       fail("Invalid description: at most 1000 characters.", "description");
-    stringParam(form, "return_url");
+    const returnUrl = parseReturnUrl(form, confirm);
     return {
       ok: true,
       params: {
@@ -263,6 +293,7 @@ export function parseCreatePaymentIntent(form: FormObject): ParamsResult {
         // Since API version 2023-08-16 an intent that names no types has them chosen automatically.
         automaticPaymentMethods:
           automatic ?? (types ? null : { allow_redirects: "always", enabled: true }),
+        returnUrl,
       },
     };
   } catch (error) {

@@ -7,9 +7,11 @@ import {
   jsonResponse,
   type ApiResponse,
 } from "@/lib/payments/simulator/errors";
+import { recordEvent, type EventOrigin } from "@/lib/payments/simulator/events";
 import { newId } from "@/lib/payments/simulator/ids";
+import { money } from "@/lib/payments/simulator/money";
 import type { ChargeRow } from "@/lib/payments/simulator/ledger";
-import { refundObject } from "@/lib/payments/simulator/objects";
+import { chargeObject, refundObject } from "@/lib/payments/simulator/objects";
 import type { CreateRefundParams } from "@/lib/payments/simulator/refund-params";
 
 /**
@@ -55,8 +57,9 @@ export async function refundCharge(
   tx: Transaction,
   target: RefundTarget,
   params: CreateRefundParams,
-  idempotencyKey: string | null,
+  origin: EventOrigin,
 ): Promise<ApiResponse> {
+  const idempotencyKey = origin.idempotencyKey;
   const { rows } = await tx.query<ChargeRow>(
     `SELECT * FROM payment_simulator.charges WHERE account = $1 AND id = $2 FOR UPDATE`,
     [target.account, target.charge],
@@ -70,8 +73,8 @@ export async function refundCharge(
   const amount = params.amount ?? left;
   if (amount > left) return amountTooLarge(amount, charged, left, charge.currency);
 
-  await tx.query(
-    `UPDATE payment_simulator.charges SET amount_refunded = amount_refunded + $2 WHERE id = $1`,
+  const updated = await tx.query<ChargeRow>(
+    `UPDATE payment_simulator.charges SET amount_refunded = amount_refunded + $2 WHERE id = $1 RETURNING *`,
     [charge.id, amount],
   );
   const inserted = await tx.query<RefundRow>(
@@ -92,6 +95,14 @@ export async function refundCharge(
       idempotencyKey,
     ],
   );
+  // Stripe's charge.refunded carries the charge, showing what is refunded of it by now.
+  await recordEvent(tx, {
+    account: target.account,
+    type: "charge.refunded",
+    object: chargeObject(updated.rows[0]!),
+    paymentIntent: charge.payment_intent,
+    origin,
+  });
   return jsonResponse(200, refundObject(inserted.rows[0]!));
 }
 
@@ -128,15 +139,6 @@ function amountTooLarge(
     param: "amount",
     code: "amount_too_large",
   });
-}
-
-/** Minor units as Stripe writes money in messages: `$19.00`, `€7.50`, `¥1,900`. */
-function money(amount: number, currency: string): string {
-  const format = new Intl.NumberFormat("en-US", {
-    style: "currency",
-    currency: currency.toUpperCase(),
-  });
-  return format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
 }
 
 /** One refund's row, within the caller's account only. */

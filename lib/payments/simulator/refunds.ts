@@ -53,7 +53,7 @@ export async function createRefund(
   const target = await refundTarget(pool, call.account, params);
   if ("response" in target) return target.response;
   return runMoneyPost(pool, faults, call, read.form, (tx, key) =>
-    refundCharge(tx, target, params, key),
+    refundCharge(tx, target, params, { requestId: call.requestId, idempotencyKey: key }),
   );
 }
 

@@ -52,9 +52,12 @@ describe("the simulator's schema", () => {
         expect(await simulatorTables(url)).toEqual([
           "api_keys",
           "charges",
+          "events",
           "idempotency_keys",
           "payment_intents",
           "refunds",
+          "webhook_deliveries",
+          "webhook_endpoints",
         ]);
         // The ledger and the account (its key) survived the restart.
         expect(await stripeFor(second, secretKey).paymentIntents.retrieve(intent.id)).toMatchObject(
@@ -110,6 +113,50 @@ describe("the simulator's schema", () => {
     });
   });
 
+  it("widens a database made before 3-D Secure on the next start, so an intent can wait in requires_action", async () => {
+    await withFreshDatabase(async (url) => {
+      const first = await startPaymentSimulator({
+        databaseUrl: url,
+        poolMax: 2,
+        adminKey: newAdminKey(),
+      });
+      const secretKey = await newSecretKey(first);
+      await first.close();
+      // Such a database: the status CHECK without requires_action, no 3-D Secure columns.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`ALTER TABLE payment_simulator.payment_intents
+          DROP CONSTRAINT payment_intents_status_check, DROP COLUMN return_url, DROP COLUMN next_action,
+          ADD CONSTRAINT payment_intents_status_check
+            CHECK (status IN ('requires_payment_method', 'requires_confirmation', 'succeeded'))`);
+      } finally {
+        await client.end();
+      }
+
+      const second = await startPaymentSimulator({
+        databaseUrl: url,
+        poolMax: 2,
+        adminKey: newAdminKey(),
+      });
+      try {
+        const intent = await stripeFor(second, secretKey).paymentIntents.create({
+          amount: 1900,
+          currency: "usd",
+          payment_method: "pm_card_authenticationRequired",
+          confirm: true,
+          return_url: "https://shop.example/return",
+        });
+        expect(intent).toMatchObject({
+          status: "requires_action",
+          next_action: { type: "redirect_to_url" },
+        });
+      } finally {
+        await second.close();
+      }
+    });
+  });
+
   // PGlite has one session, so its advisory locks exclude nobody and its
   // statements never interleave: the race this lock closes exists, and is
   // tested, only on a real PostgreSQL.
@@ -127,9 +174,12 @@ describe("the simulator's schema", () => {
           expect(await simulatorTables(url)).toEqual([
             "api_keys",
             "charges",
+            "events",
             "idempotency_keys",
             "payment_intents",
             "refunds",
+            "webhook_deliveries",
+            "webhook_endpoints",
           ]);
         } finally {
           await Promise.all(simulators.map((simulator) => simulator.close()));

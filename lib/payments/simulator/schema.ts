@@ -11,6 +11,9 @@ import type pg from "pg";
  *   refunds           one row per refund, against a succeeded charge (refund-ledger.ts)
  *   idempotency_keys  one row per (account, Idempotency-Key): the claim, then the stored response
  *   api_keys          one row per API key the simulator accepts, naming its account (auth.ts)
+ *   webhook_endpoints one row per URL an account's events are posted to, with its signing secret
+ *   events            one row per event, written with the change it reports (events.ts)
+ *   webhook_deliveries one row per event to deliver to one endpoint: its attempts (dispatcher.ts)
  *
  * Ids are Stripe-style text (`pi_…`), made by the simulator. API keys are
  * never stored, only their SHA-256; an account is the SHA-256 of its first
@@ -30,7 +33,7 @@ const STATEMENTS = [
      account         text NOT NULL,
      amount          bigint NOT NULL CHECK (amount > 0),
      currency        text NOT NULL,
-     status          text NOT NULL CHECK (status IN ('requires_payment_method', 'requires_confirmation', 'succeeded')),
+     status          text NOT NULL CHECK (status IN ('requires_payment_method', 'requires_confirmation', 'requires_action', 'succeeded')),
      payment_method  text,
      payment_method_types text[] NOT NULL,
      latest_charge   text,
@@ -43,6 +46,22 @@ const STATEMENTS = [
    )`,
   // Added after the table: a database made before it gains the column here.
   `ALTER TABLE payment_simulator.payment_intents ADD COLUMN IF NOT EXISTS automatic_payment_methods jsonb`,
+  // Added with 3-D Secure: where the challenge page sends the shopper back,
+  // and what the intent shows as next_action while it waits for them.
+  `ALTER TABLE payment_simulator.payment_intents ADD COLUMN IF NOT EXISTS return_url text`,
+  `ALTER TABLE payment_simulator.payment_intents ADD COLUMN IF NOT EXISTS next_action jsonb`,
+  // A table made before 3-D Secure has the narrower status CHECK: widen it,
+  // once (the catalog is read first, so a later start does not rescan the table).
+  `DO $$ BEGIN
+     IF NOT EXISTS (SELECT 1 FROM pg_constraint
+                     WHERE conrelid = 'payment_simulator.payment_intents'::regclass
+                       AND conname = 'payment_intents_status_check'
+                       AND pg_get_constraintdef(oid) LIKE '%requires_action%') THEN
+       ALTER TABLE payment_simulator.payment_intents DROP CONSTRAINT IF EXISTS payment_intents_status_check;
+       ALTER TABLE payment_simulator.payment_intents ADD CONSTRAINT payment_intents_status_check
+         CHECK (status IN ('requires_payment_method', 'requires_confirmation', 'requires_action', 'succeeded'));
+     END IF;
+   END $$`,
   `CREATE INDEX IF NOT EXISTS payment_intents_by_key ON payment_simulator.payment_intents (account, idempotency_key)`,
   // For the search (search.ts: `metadata @> …`). OncePay charges every order
   // under one account, so the account narrows nothing and, without this, each
@@ -117,6 +136,57 @@ const STATEMENTS = [
      account    text NOT NULL,
      created_at timestamptz NOT NULL DEFAULT now()
    )`,
+  // `configured`: made from SIMULATOR_WEBHOOK_URL at start-up, one per
+  // account and URL (the partial unique index), so simulators starting at
+  // once, or again, make one endpoint and not one each. Endpoints made
+  // through the API (POST /v1/webhook_endpoints) may repeat a URL, as at Stripe.
+  // `held`: its deliveries wait until the admin API releases them.
+  // `retry_schedule_ms`: the waits between its deliveries' attempts, fixed
+  // when it is made, so every simulator on the database retries them alike.
+  `CREATE TABLE IF NOT EXISTS payment_simulator.webhook_endpoints (
+     id             text PRIMARY KEY,
+     account        text NOT NULL,
+     url            text NOT NULL,
+     secret         text NOT NULL,
+     enabled_events text[] NOT NULL,
+     description    text,
+     configured     boolean NOT NULL DEFAULT false,
+     held           boolean NOT NULL DEFAULT false,
+     retry_schedule_ms integer[] NOT NULL,
+     created        bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
+   )`,
+  `CREATE UNIQUE INDEX IF NOT EXISTS webhook_endpoints_configured
+     ON payment_simulator.webhook_endpoints (account, url) WHERE configured`,
+  `CREATE INDEX IF NOT EXISTS webhook_endpoints_by_account ON payment_simulator.webhook_endpoints (account)`,
+  // `body`: the event exactly as every delivery of it sends it.
+  `CREATE TABLE IF NOT EXISTS payment_simulator.events (
+     id             text PRIMARY KEY,
+     seq            bigint GENERATED ALWAYS AS IDENTITY,
+     account        text NOT NULL,
+     type           text NOT NULL,
+     payment_intent text,
+     body           text NOT NULL,
+     created        bigint NOT NULL
+   )`,
+  `CREATE INDEX IF NOT EXISTS events_by_payment_intent ON payment_simulator.events (payment_intent, seq)`,
+  `CREATE INDEX IF NOT EXISTS events_by_account ON payment_simulator.events (account, seq)`,
+  `CREATE TABLE IF NOT EXISTS payment_simulator.webhook_deliveries (
+     id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     event           text NOT NULL REFERENCES payment_simulator.events (id),
+     endpoint        text NOT NULL REFERENCES payment_simulator.webhook_endpoints (id) ON DELETE CASCADE,
+     state           text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'failed')),
+     attempts        integer NOT NULL DEFAULT 0,
+     next_attempt_at timestamptz NOT NULL DEFAULT now(),
+     last_status     integer,
+     last_error      text,
+     delivered_at    timestamptz,
+     created_at      timestamptz NOT NULL DEFAULT now()
+   )`,
+  `CREATE INDEX IF NOT EXISTS webhook_deliveries_due
+     ON payment_simulator.webhook_deliveries (next_attempt_at) WHERE state = 'pending'`,
+  `CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON payment_simulator.webhook_deliveries (event)`,
+  `CREATE INDEX IF NOT EXISTS webhook_deliveries_by_endpoint
+     ON payment_simulator.webhook_deliveries (endpoint) WHERE state = 'pending'`,
 ];
 
 /**

@@ -4,8 +4,18 @@ import type pg from "pg";
 import { ADMIN_KEY_RULE, isAdminKey, presentsAdminKey } from "@/lib/payments/simulator/admin-key";
 import { authenticate, configureApiKeys, registerAccount } from "@/lib/payments/simulator/auth";
 import { listCharges, retrieveCharge } from "@/lib/payments/simulator/charges";
+import {
+  CHALLENGE_PATH,
+  challengePage,
+  challengeUrl,
+} from "@/lib/payments/simulator/challenge-page";
 import { boundServer, SERVER_TIMEOUTS } from "@/lib/http/server-limits";
 import { openSimulatorPool } from "@/lib/payments/simulator/db";
+import {
+  DEFAULT_DISPATCHER_OPTIONS,
+  WebhookDispatcher,
+  type DispatcherOptions,
+} from "@/lib/payments/simulator/dispatcher";
 import {
   adminKeyRequired,
   apiError,
@@ -26,6 +36,13 @@ import { retrievePaymentIntent } from "@/lib/payments/simulator/retrieve-payment
 import { createRefund, listRefunds, retrieveRefund } from "@/lib/payments/simulator/refunds";
 import { ensureSimulatorSchema } from "@/lib/payments/simulator/schema";
 import { searchPaymentIntents } from "@/lib/payments/simulator/search";
+import { webhookAdmin } from "@/lib/payments/simulator/webhook-admin";
+import {
+  configureWebhookEndpoint,
+  createWebhookEndpoint,
+  isWebhookSecret,
+  WEBHOOK_SECRET_RULE,
+} from "@/lib/payments/simulator/webhook-endpoints";
 
 /**
  * A local stand-in for the part of Stripe's API that OncePay uses, spoken in
@@ -41,10 +58,13 @@ import { searchPaymentIntents } from "@/lib/payments/simulator/search";
  *   POST /v1/refunds                refund all or part of a charge (refunds.ts)
  *   GET  /v1/refunds                list refunds, those of one payment intent with ?payment_intent= (refunds.ts)
  *   GET  /v1/refunds/:id            read one refund back (refunds.ts)
+ *   POST /v1/webhook_endpoints      where this account's events are posted (webhook-endpoints.ts)
+ *   GET|POST /authenticate/:id      the bank's 3-D Secure challenge, for the shopper (challenge-page.ts)
  *   GET  /_simulator/health         200 once the schema is in place
  *   GET  /_simulator/ledger         payment intents, charges and refunds (?idempotency_key=, ?idempotency_key_prefix=, ?payment_intent=)
  *   GET|PUT /_simulator/faults      latency and one-shot failure injection (faults.ts)
  *   POST /_simulator/api_keys       a new account: its secret and restricted key (auth.ts)
+ *   /_simulator/events, /_simulator/webhook_endpoints   see and stir webhook deliveries (webhook-admin.ts)
  *
  * Every response carries a fresh `Request-Id`. The admin endpoints take the
  * admin key, not an API key (admin-key.ts): they reach every account.
@@ -66,6 +86,12 @@ export interface PaymentSimulatorOptions {
   adminKey: string;
   /** Names it answers to besides the loopback names and its own address (host-check.ts). */
   allowedHosts?: readonly string[];
+  /** Its address as the shopper's browser reaches it, for the challenge page's links; default its own URL. */
+  publicUrl?: string;
+  /** An endpoint for the configured keys' accounts: every event is posted there, signed with `secret`. */
+  webhook?: { url: string; secret: string };
+  /** The retry schedule, attempt timeout and polling of webhook deliveries (dispatcher.ts). */
+  webhookDelivery?: Partial<DispatcherOptions>;
 }
 
 export interface PaymentSimulator {
@@ -89,21 +115,42 @@ export async function startPaymentSimulator({
   apiKeys = [],
   adminKey,
   allowedHosts = [],
+  publicUrl,
+  webhook,
+  webhookDelivery = {},
 }: PaymentSimulatorOptions): Promise<PaymentSimulator> {
   if (!isAdminKey(adminKey)) throw new Error(`The admin key must be ${ADMIN_KEY_RULE}.`);
+  if (webhook) {
+    if (!URL.canParse(webhook.url) || !/^https?:/.test(webhook.url))
+      throw new Error(`The webhook URL must be an absolute http or https URL, not ${webhook.url}.`);
+    if (!isWebhookSecret(webhook.secret))
+      throw new Error(`The webhook secret must be ${WEBHOOK_SECRET_RULE}.`);
+  }
+  const delivery = { ...DEFAULT_DISPATCHER_OPTIONS, ...webhookDelivery };
   const pool = openSimulatorPool(databaseUrl, poolMax);
   try {
     await ensureSimulatorSchema(pool);
     await configureApiKeys(pool, apiKeys);
+    if (webhook) await configureWebhookEndpoint(pool, apiKeys, webhook, delivery.retryScheduleMs);
   } catch (error) {
     await pool.end();
     throw error;
   }
   const faults = new Faults();
   const names = hostNames(host, allowedHosts);
+  const dispatcher = new WebhookDispatcher(pool, delivery);
+  const simulator: Simulator = {
+    pool,
+    faults,
+    adminKey,
+    names,
+    dispatcher,
+    retryScheduleMs: delivery.retryScheduleMs,
+    publicUrl: publicUrl ?? "",
+  };
   // A flood of connections is shed, not fatal (lib/http/server-limits.ts).
   const server = http.createServer(SERVER_TIMEOUTS, (request, response) => {
-    void handle({ pool, faults, adminKey, names }, request, response);
+    void handle(simulator, request, response);
   });
   boundServer(server);
   await new Promise<void>((resolve, reject) => {
@@ -115,8 +162,11 @@ export async function startPaymentSimulator({
   });
   const address = server.address() as AddressInfo;
   const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost}:${address.port}`;
+  simulator.publicUrl ||= url;
+  dispatcher.start();
   return {
-    url: `http://${urlHost}:${address.port}`,
+    url,
     port: address.port,
     adminKey,
     async close() {
@@ -126,6 +176,7 @@ export async function startPaymentSimulator({
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeIdleConnections();
       });
+      await dispatcher.close();
       await pool.end();
     },
   };
@@ -136,13 +187,19 @@ interface Simulator {
   faults: Faults;
   adminKey: string;
   names: HostNames;
+  dispatcher: WebhookDispatcher;
+  /** Given to the webhook endpoints it makes. */
+  retryScheduleMs: readonly number[];
+  /** Where the shopper's browser reaches the challenge page. */
+  publicUrl: string;
 }
 
 async function handle(
-  { pool, faults, adminKey, names }: Simulator,
+  simulator: Simulator,
   request: http.IncomingMessage,
   response: http.ServerResponse,
 ): Promise<void> {
+  const { pool, faults, adminKey, names, dispatcher } = simulator;
   const requestId = newId("req");
   const method = request.method ?? "GET";
   const path = pathOf(request);
@@ -161,7 +218,16 @@ async function handle(
         send(response, requestId, adminKeyRequired());
         return;
       }
-      send(response, requestId, await admin(pool, faults, method, request, body));
+      send(response, requestId, await admin(simulator, method, request, body));
+      return;
+    }
+    // The shopper's page, reached by the browser: no API key, the intent's client secret instead.
+    if (path.startsWith(CHALLENGE_PATH)) {
+      send(
+        response,
+        requestId,
+        await challengePage(pool, method, path, urlOf(request).searchParams, body),
+      );
       return;
     }
     if (!path.startsWith("/v1/")) {
@@ -184,7 +250,7 @@ async function handle(
       );
       return;
     }
-    const answer = await api(pool, faults, {
+    const answer = await api(simulator, {
       method,
       path,
       request,
@@ -193,6 +259,8 @@ async function handle(
       requestId,
       failure,
     });
+    // A POST may have committed events: deliver them now rather than at the next poll.
+    if (method === "POST") dispatcher.poke();
     if (failure === "drop_connection") {
       // The work is done and committed; only the answer is lost on the way.
       response.destroy();
@@ -237,9 +305,16 @@ interface ApiRequest {
   failure: FailureMode | null;
 }
 
-async function api(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
+async function api(simulator: Simulator, call: ApiRequest): Promise<ApiResponse> {
+  const { pool, faults } = simulator;
   if (call.path === "/v1/payment_intents" && call.method === "POST")
-    return createIntent(pool, faults, call);
+    return createIntent(simulator, call);
+  if (call.path === "/v1/webhook_endpoints" && call.method === "POST") {
+    const read = readPostForm(call);
+    return read.ok
+      ? createWebhookEndpoint(pool, call.account, read.form, simulator.retryScheduleMs)
+      : read.response;
+  }
   // Before the retrieve route, which would take "search" for an id.
   if (call.path === "/v1/payment_intents/search" && call.method === "GET")
     return searchPaymentIntents(pool, call.account, queryOf(call.request));
@@ -282,25 +357,31 @@ function pathId(shape: RegExp, path: string): string | undefined {
  * POST /v1/payment_intents: validate, then charge once per Idempotency-Key
  * (idempotent-post.ts), the charge and its stored answer in one transaction.
  */
-async function createIntent(pool: pg.Pool, faults: Faults, call: ApiRequest): Promise<ApiResponse> {
+async function createIntent(simulator: Simulator, call: ApiRequest): Promise<ApiResponse> {
   const read = readPostForm(call);
   if (!read.ok) return read.response;
   const parsed = parseCreatePaymentIntent(read.form);
   if (!parsed.ok) return parsed.response;
   const params = parsed.params;
-  return runMoneyPost(pool, faults, call, read.form, (tx, key) =>
-    createPaymentIntent(tx, call.account, params, key),
+  return runMoneyPost(simulator.pool, simulator.faults, call, read.form, (tx, key) =>
+    createPaymentIntent(tx, call.account, params, key, {
+      requestId: call.requestId,
+      idempotencyKey: key,
+      challengeUrl: (intent, clientSecret) =>
+        challengeUrl(simulator.publicUrl, intent, clientSecret),
+    }),
   );
 }
 
 async function admin(
-  pool: pg.Pool,
-  faults: Faults,
+  { pool, faults, dispatcher }: Simulator,
   method: string,
   request: http.IncomingMessage,
   body: string,
 ): Promise<ApiResponse> {
-  const url = new URL(request.url ?? "/", "http://simulator");
+  const url = urlOf(request);
+  const webhooks = await webhookAdmin(pool, dispatcher, method, url, body);
+  if (webhooks) return webhooks;
   const route = `${method} ${url.pathname}`;
   switch (route) {
     case "GET /_simulator/health":
@@ -342,10 +423,18 @@ async function admin(
     }
     default:
       return invalidRequest(
-        `Unknown simulator endpoint (${route}). Available: GET /_simulator/health, GET /_simulator/ledger, GET and PUT /_simulator/faults, POST /_simulator/api_keys.`,
+        `Unknown simulator endpoint (${route}). Available: GET /_simulator/health, GET /_simulator/ledger, GET and PUT /_simulator/faults, POST /_simulator/api_keys, GET /_simulator/events, POST /_simulator/events/:id/redeliver, GET /_simulator/webhook_endpoints, POST /_simulator/webhook_endpoints/:id/hold and /release.`,
         {},
         404,
       );
+  }
+}
+
+function urlOf(request: http.IncomingMessage): URL {
+  try {
+    return new URL(request.url ?? "/", "http://simulator");
+  } catch {
+    return new URL("/", "http://simulator");
   }
 }
 

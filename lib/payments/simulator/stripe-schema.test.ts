@@ -259,6 +259,49 @@ describe("POST /v1/payment_intents answers as Stripe's schema says", () => {
     },
   );
 
+  it("a card that asks for 3-D Secure: requires_action with next_action, then succeeded or failed once settled", async () => {
+    const { stripe, answers } = await recordingStripe();
+    for (const authentication of ["complete", "fail"]) {
+      const intent = await stripe.paymentIntents.create({
+        ...charge("pm_card_authenticationRequired"),
+        return_url: "https://shop.example/return",
+      });
+      const created = lastOf(answers);
+      expect(created.body).toMatchObject({
+        status: "requires_action",
+        next_action: { type: "redirect_to_url" },
+      });
+      expectStripeSchema(created);
+      expectPaymentIntentFields(created.body);
+
+      await fetch(`${simulator.url}/authenticate/${intent.id}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ client_secret: intent.client_secret!, authentication }),
+        redirect: "manual",
+      });
+      await stripe.paymentIntents.retrieve(intent.id, { expand: ["latest_charge"] });
+      const settled = lastOf(answers);
+      expect(settled.body).toMatchObject({
+        status: authentication === "complete" ? "succeeded" : "requires_payment_method",
+        next_action: null,
+      });
+      expectStripeSchema(settled);
+      expectPaymentIntentFields(settled.body);
+    }
+  });
+
+  it("a webhook endpoint: Stripe's webhook_endpoint, with its secret", async () => {
+    const { stripe, answers } = await recordingStripe();
+    await stripe.webhookEndpoints.create({
+      url: "https://shop.example/api/webhooks/stripe",
+      enabled_events: ["payment_intent.succeeded", "charge.refunded"],
+    });
+    const answer = lastOf(answers);
+    expect(answer.body).toMatchObject({ object: "webhook_endpoint", secret: expect.any(String) });
+    expectStripeSchema(answer);
+  });
+
   it("an idempotent replay: the stored answer again, Idempotent-Replayed", async () => {
     const { stripe, answers } = await recordingStripe();
     const idempotencyKey = randomUUID();
