@@ -43,6 +43,7 @@ const OWN_APP_FILES = [
   "lib/api/lab-key-stores-down.contract.test.ts",
   "lib/observability/log-context.contract.test.ts",
   "lib/http/connection-flood.test.ts",
+  "lib/payments/pending-recovery.test.ts",
 ];
 const OWN_POSTGRES_FILES = [
   "lib/cluster/failover.test.ts",

@@ -5,10 +5,12 @@ import { logReporter } from "@/lib/idempotency/shop-engine";
 import { deleteEndedWindows } from "@/lib/limits/rate-limit";
 import { errorFields, log } from "@/lib/log";
 import { observeReaperRun, observeRecoveryRun } from "@/lib/observability/metrics";
+import { settleStalePendingPayments } from "@/lib/payments/pending-recovery";
 import { getServices } from "@/lib/services";
 
 /**
- * The in-process background work: the recovery worker and the reaper (of
+ * The in-process background work: the recovery worker (of keys in flight,
+ * and of payments still pending past their limit), the reaper (of
  * expired keys, and of rate-limit windows that have ended), each on its own
  * interval, and the listener that wakes this instance's waiters when
  * another instance commits their key. All are safe to run in several app
@@ -32,6 +34,17 @@ export function startBackgroundWork(): void {
         concurrency: env.RECOVERY_CONCURRENCY,
       }),
     observeRecoveryRun,
+  );
+  // Payments that wait on the shopper's bank, when no event settled them in time.
+  every(
+    env.RECOVERY_INTERVAL_SECONDS,
+    "pending_payments",
+    () =>
+      settleStalePendingPayments(services.pool, services.paymentProvider, {
+        olderThanSeconds: env.PENDING_PAYMENT_SETTLE_AFTER_SECONDS,
+        batchSize: env.RECOVERY_BATCH_SIZE,
+      }),
+    () => undefined,
   );
   every(
     env.REAPER_INTERVAL_SECONDS,

@@ -84,6 +84,25 @@ const serverEnvSchema = z.object({
       "STRIPE_SECRET_KEY must be a Stripe test-mode key (sk_test_…): OncePay never charges real cards",
     ),
   PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // What POST /api/webhooks/stripe checks each event's Stripe-Signature
+  // with. The launcher makes one and gives it to the simulator too; with
+  // Stripe itself it is the endpoint's signing secret. Unset: the endpoint
+  // refuses every event (503), and pending payments wait for the recovery worker.
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(
+      /^whsec_[A-Za-z0-9_+/=-]{16,}$/,
+      "STRIPE_WEBHOOK_SECRET must be a whsec_… signing secret",
+    )
+    .optional(),
+  // The shop's address as shoppers' browsers reach it: where the bank's
+  // 3-D Secure page sends them back. The launcher sets it from PORT; unset,
+  // a card that asks for authentication cannot pay.
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // The recovery worker asks the provider about a payment still pending
+  // (3-D Secure asked, no event arrived) once it is this old, and settles
+  // it; it stops asking after a day (a shopper who never authenticates).
+  PENDING_PAYMENT_SETTLE_AFTER_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   // Rate limits, counted in PostgreSQL so that all instances share them,
   // per window of RATE_LIMIT_WINDOW_SECONDS; 0 switches one off.
@@ -223,6 +242,12 @@ const launcherEnvSchema = z.object({
   // Signs browser sessions (see sessionSecret). Unset: made once and kept in SESSION_SECRET_FILE.
   SESSION_SECRET: z.string().min(32).optional(),
   SESSION_SECRET_FILE: z.string().default(".data/session-secret"),
+  // Signs the simulator's webhooks, checked by the shop. Unset: made once
+  // (whsec_ and the kept secret) and kept in STRIPE_WEBHOOK_SECRET_FILE.
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET_FILE: z.string().default(".data/stripe-webhook-secret"),
+  // The shop's address for browsers (see serverEnv). Unset: http://HOSTNAME:PORT.
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type LauncherEnv = z.infer<typeof launcherEnvSchema>;

@@ -42,6 +42,8 @@ function buildServices() {
     points: env.CHECKOUT_RATE_LIMIT,
     windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
   });
+  // The checkout page reads the outcome of a payment its shopper authenticated (lib/client).
+  const returnUrl = env.PUBLIC_URL && new URL("/?checkout=returned", env.PUBLIC_URL).toString();
   /** Requests waiting for their key's first attempt (Prefer: wait), woken by its commit. */
   const keyWaiters = processKeyWaiters();
   const waiting = {
@@ -57,6 +59,7 @@ function buildServices() {
           orderRows: prismaOrderRows,
           statements: prismaStatements,
           provider: paymentProvider,
+          returnUrl,
           limit: checkoutLimit,
           waiting,
         })
@@ -65,6 +68,7 @@ function buildServices() {
           orderRows: sqlOrderRows,
           statements: pgStatements,
           provider: paymentProvider,
+          returnUrl,
           limit: checkoutLimit,
           waiting,
         });

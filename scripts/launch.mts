@@ -90,6 +90,14 @@ console.log(
     : `[oncepay] migrations: up to date (${report.alreadyApplied} applied)`,
 );
 
+// Where browsers reach the shop (the bank's 3-D Secure page sends shoppers
+// back there), and where this machine's simulator reaches it with events.
+const ownAddress = `http://${loopbackFor(env.HOSTNAME)}:${env.PORT}`;
+const publicUrl = env.PUBLIC_URL ?? (env.PORT === 0 ? undefined : ownAddress);
+const webhookSecret =
+  env.STRIPE_WEBHOOK_SECRET ??
+  `whsec_${await keptSecret(env.STRIPE_WEBHOOK_SECRET_FILE, "webhook signing secret")}`;
+
 // The simulator stands in for Stripe, not for part of the app: it talks to
 // PostgreSQL itself.
 const payments = await startPayments(env.DIRECT_DATABASE_URL ?? databaseUrl);
@@ -117,6 +125,8 @@ const child = spawn(process.execPath, serverArgs, {
     ...(embedded && { KEY_LISTENER: "off" }),
     DEMO_FAULTS: demoFaults,
     SESSION_SECRET: sessionSecret,
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
+    ...(publicUrl && { PUBLIC_URL: publicUrl }),
     ...(labMaxStormSize !== undefined && { LAB_MAX_STORM_SIZE: String(labMaxStormSize) }),
     ...payments.env,
     [LAUNCHER_PID_ENV]: String(process.pid),
@@ -199,6 +209,8 @@ async function startPayments(
     poolMax: embedded ? 1 : undefined,
     apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
     adminKey,
+    // Every event of the shop's account comes to this instance, signed with the secret it checks.
+    webhook: { url: `${ownAddress}/api/webhooks/stripe`, secret: webhookSecret },
   });
   console.log(
     `[oncepay] payments: Stripe API at the local payment simulator ${simulator.url} (no STRIPE_SECRET_KEY set); admin key ${env.SIMULATOR_ADMIN_KEY ? "from SIMULATOR_ADMIN_KEY" : `in ${env.SIMULATOR_ADMIN_KEY_FILE}`}`,
@@ -207,6 +219,13 @@ async function startPayments(
     env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY },
     simulator,
   };
+}
+
+/** An address this machine reaches a server on that listens on `hostname` (all interfaces: loopback). */
+function loopbackFor(hostname: string): string {
+  if (hostname === "0.0.0.0" || hostname === "") return "127.0.0.1";
+  if (hostname === "::") return "[::1]";
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
 }
 
 /** host:port/database, never the password. */

@@ -267,19 +267,22 @@ describe("schema.prisma and the SQL migrations", () => {
         }),
       ).toEqual(lateClaim);
 
-      for (const status of Object.values(OrderStatus)) {
+      for (const [n, status] of Object.values(OrderStatus).entries()) {
+        // One order per key row: the first order has the key, the others none.
+        const keyId = n === 0 ? key.id : null;
         const order = await client.order.create({
           data: {
             accountId: account.id,
-            idempotencyKeyId: key.id,
+            idempotencyKeyId: keyId,
             idemKey: key.idemKey,
             cartId: "cart",
             status,
             currency: "usd",
             totalAmount: 1234,
             items: { create: [{ sku: "sku", name: "Name", unitAmount: 617, quantity: 2 }] },
+            shipment: { create: {} },
           },
-          include: { items: true },
+          include: { items: true, shipment: true },
         });
         for (const paymentStatus of Object.values(PaymentStatus)) {
           await client.payment.create({
@@ -288,24 +291,50 @@ describe("schema.prisma and the SQL migrations", () => {
               orderId: paymentStatus === "succeeded" ? order.id : null,
               idempotencyKeyId: key.id,
               provider: "simulated",
-              providerPaymentId: `pi_${paymentStatus}`,
+              providerPaymentId: `pi_${status}_${paymentStatus}`,
               providerKey: `oncepay:${account.id}:${key.id}`,
               paymentMethod: "pm_card_visa",
               status: paymentStatus,
               amount: 1234,
               currency: "usd",
               declineCode: paymentStatus === "declined" ? "card_declined" : null,
+              settledBy: paymentStatus === "succeeded" ? "webhook" : null,
+              settledAt: paymentStatus === "succeeded" ? new Date() : null,
             },
           });
         }
         const loaded = await client.order.findUniqueOrThrow({
           where: { id: order.id },
-          include: { items: true, payment: true, idempotencyKey: true, account: true },
+          include: {
+            items: true,
+            payment: true,
+            shipment: true,
+            idempotencyKey: true,
+            account: true,
+          },
         });
+        expect(loaded.status).toBe(status);
         expect(loaded.items).toEqual(order.items);
-        expect(loaded.payment?.providerPaymentId).toBe("pi_succeeded");
-        expect(loaded.idempotencyKey?.id).toBe(key.id);
+        expect(loaded.shipment).toEqual(order.shipment);
+        expect(loaded.payment).toMatchObject({
+          providerPaymentId: `pi_${status}_succeeded`,
+          settledBy: "webhook",
+        });
+        expect(loaded.idempotencyKey?.id ?? null).toBe(keyId);
       }
+
+      const event = await client.webhookEvent.create({
+        data: {
+          eventId: "evt_1",
+          type: "payment_intent.succeeded",
+          provider: "simulated",
+          providerPaymentId: "pi_paid_succeeded",
+          outcome: "paid",
+        },
+      });
+      expect(await client.webhookEvent.findUniqueOrThrow({ where: { eventId: "evt_1" } })).toEqual(
+        event,
+      );
     });
   });
 

@@ -58,6 +58,8 @@ export interface ShopEngineParts<Tx> {
   /** How the refund runs its statements in the store's transaction. */
   statements: (tx: Tx) => RunStatement;
   provider: PaymentProvider & RefundProvider;
+  /** Where a payment that asks for 3-D Secure sends the shopper back (PUBLIC_URL); unset, such a card cannot pay. */
+  returnUrl?: string;
   /** Checkouts per account, counted once per new key (a takeover resumes one already counted). */
   limit?: RateLimit;
   /** Who waits for a key's first attempt, and how long at most. */
@@ -65,8 +67,8 @@ export interface ShopEngineParts<Tx> {
 }
 
 export function shopEngine<Tx>(parts: ShopEngineParts<Tx>): ShopEngine {
-  const { store, orderRows, statements, provider, limit, waiting } = parts;
-  const checkout = checkoutOperation({ provider, orderRows });
+  const { store, orderRows, statements, provider, limit, waiting, returnUrl } = parts;
+  const checkout = checkoutOperation({ provider, orderRows, returnUrl });
   const refund = refundOperation({ provider, statements });
   const engine = createEngine({
     store,
@@ -77,7 +79,9 @@ export function shopEngine<Tx>(parts: ShopEngineParts<Tx>): ShopEngine {
   return {
     checkout(call, { fault, holdBeforeChargeMs, waitMs } = {}) {
       // A request that asks for a fault runs its own copy of the operation, under the same name.
-      const operation = fault ? checkoutOperation({ provider, orderRows, fault }) : checkout;
+      const operation = fault
+        ? checkoutOperation({ provider, orderRows, returnUrl, fault })
+        : checkout;
       return engine.run(operation, call, {
         waitMs,
         admit: admitCheckout({ accountId: call.scope, limit, holdBeforeChargeMs, fault }),

@@ -16,6 +16,8 @@ export interface RequestContext {
   keyId?: string;
   /** What the payment provider knows the charge by (oncepay:<account>:<hash of the Idempotency-Key and fingerprint>). */
   providerKey?: string;
+  /** A provider event being received (evt_…): its duplicates share it. */
+  eventId?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

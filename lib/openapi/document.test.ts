@@ -52,6 +52,7 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(checkout.responses).sort()).toEqual(
       [
         "201",
+        "202",
         "400",
         "401",
         "402",

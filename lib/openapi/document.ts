@@ -560,6 +560,7 @@ export function openApiDocument(policy: KeyPolicy): JsonObject {
       { name: "Orders", description: "What was bought, and what is on sale." },
       { name: "Keys", description: "An Idempotency-Key's life, inspected." },
       { name: "Accounts", description: "Credentials for API clients." },
+      { name: "Webhooks", description: "The payment provider's events, acted on once." },
       { name: "Demo", description: "Faults to switch on for a demo (DEMO_FAULTS=on)." },
       { name: "Lab", description: "The strategy lab: designs raced against each other." },
       { name: "Operations", description: "What operators and balancers ask." },

@@ -363,6 +363,25 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   labDynamoDbCheckout: labExample(true),
   labRedisCheckout: labExample(true),
   labPowertoolsCheckout: labExample(true),
+  receiveStripeWebhook: {
+    requestBody: {
+      id: "evt_1QkYVn2bS8dLhN4rT6wXpZ1a",
+      object: "event",
+      type: "payment_intent.succeeded",
+      created: 1_796_522_438,
+      data: { object: { id: PAYMENT_ID, object: "payment_intent", status: "succeeded" } },
+    } satisfies RequestBody<"StripeEvent">,
+    answers: [
+      {
+        status: 200,
+        body: {
+          received: true,
+          eventId: "evt_1QkYVn2bS8dLhN4rT6wXpZ1a",
+          outcome: "paid",
+        } satisfies ResponseBody<"WebhookReceipt">,
+      },
+    ],
+  },
   health: { answers: [{ status: 200, body: { status: "ok" } satisfies ResponseBody<"Health"> }] },
   ready: {
     answers: [

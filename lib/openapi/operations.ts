@@ -42,7 +42,16 @@ export interface OperationSpec {
   operationId: string;
   summary: string;
   description?: string;
-  tag: "Checkout" | "Orders" | "Keys" | "Accounts" | "Demo" | "Lab" | "Operations" | "Contract";
+  tag:
+    | "Checkout"
+    | "Orders"
+    | "Keys"
+    | "Accounts"
+    | "Webhooks"
+    | "Demo"
+    | "Lab"
+    | "Operations"
+    | "Contract";
   /** Signed-in only: bearer token or the shop's session cookie (401, 403 cross-site, 429 when refused). */
   authenticated: boolean;
   /** How the operation reads Idempotency-Key: OncePay's rules, a lab design's own, or not at all. */
@@ -167,6 +176,13 @@ export const PATHS: Record<string, PathSpec> = {
           required: ["Location", ...KEY_LIFETIME],
           optional: ["Idempotent-Replayed", "Preference-Applied"],
         },
+        202: {
+          description:
+            "The card's bank asks the shopper to authenticate (3-D Secure): the order is pending, and `nextAction.url` is the bank's page. This is the key's answer: a replay gives it again. The provider's event (POST /api/webhooks/stripe), or the recovery worker, settles the order; GET /api/orders/{id} tells how it ended.",
+          body: "Order",
+          required: ["Location", ...KEY_LIFETIME],
+          optional: ["Idempotent-Replayed", "Preference-Applied"],
+        },
         400: KEY_HEADER_PROBLEMS,
         ...KEYED_ANSWERS,
         422: { ...KEYED_ANSWERS[422]!, required: ["Link"] },
@@ -247,6 +263,31 @@ export const PATHS: Record<string, PathSpec> = {
           description:
             "The payment provider did not answer. Nothing is refunded twice: retry with the same key after Retry-After seconds.",
           problems: ["dependency-unavailable"],
+          required: RETRY_AFTER,
+        },
+      },
+    },
+  },
+  "/api/webhooks/stripe": {
+    post: {
+      operationId: "receiveStripeWebhook",
+      tag: "Webhooks",
+      summary: "The payment provider's events, each acted on once",
+      description:
+        "Where the provider posts its events (payment_intent.succeeded, payment_intent.payment_failed, charge.refunded), at least once, duplicated and in any order. Each is verified with the Stripe SDK's own check on the raw body (`Stripe-Signature`, the endpoint's `whsec_` secret, at most five minutes old) and acted on once: its id is recorded in the same transaction as the change it makes. A duplicate, or an event older than the state it would change, is a 200 that changes nothing.",
+      authenticated: false,
+      requestBody: "StripeEvent",
+      responses: {
+        200: { description: "Taken: what the event did.", body: "WebhookReceipt" },
+        400: {
+          description:
+            "The Stripe-Signature is missing, does not verify with this endpoint's secret, or is over five minutes old; or the signed body is not an event. Nothing was done.",
+          problems: ["webhook-signature-invalid"],
+        },
+        503: {
+          description:
+            "The event is about one of the shop's payments that its checkout has not recorded yet, or the server has no webhook secret. Nothing was done: deliver it again after Retry-After seconds.",
+          problems: ["payment-not-recorded-yet", "webhook-not-configured"],
           required: RETRY_AFTER,
         },
       },

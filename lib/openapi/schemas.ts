@@ -8,6 +8,7 @@ import { productSchema } from "@/lib/orders/catalog";
 import { orderViewSchema } from "@/lib/orders/order-view";
 import { refundBodySchema } from "@/lib/refunds/refund-request";
 import { refundViewSchema } from "@/lib/refunds/refund-view";
+import { stripeEventSchema, webhookReceiptSchema } from "@/lib/webhooks/receipt";
 
 /**
  * The schemas the OpenAPI document names, each the one the code parses a
@@ -43,6 +44,7 @@ export const REQUEST_SCHEMAS = {
   RefundRequest: refundBodySchema,
   DemoSettingsRequest: demoSettingsSchema,
   LabRunRequest: newLabRunSchema,
+  StripeEvent: stripeEventSchema,
 } as const;
 
 export const RESPONSE_SCHEMAS = {
@@ -61,6 +63,7 @@ export const RESPONSE_SCHEMAS = {
   DemoSettings: demoSettingsViewSchema,
   LabStorm: stormReportSchema,
   LabStormList: listOf(stormReportSchema),
+  WebhookReceipt: webhookReceiptSchema,
   Health: z.object({ status: z.literal("ok") }),
   Ready: z.object({
     status: z.literal("ready"),

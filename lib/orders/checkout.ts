@@ -43,8 +43,8 @@ import {
  *                    the provider's answer and the completed key with the
  *                    response, in one commit
  *
- * From payment_started on, the cart is the one recorded then, not this
- * attempt's: a resume must send the provider the very same parameters
+ * From payment_started on, the cart (and the 3-D Secure return URL) is the
+ * one recorded then, not this attempt's: a resume must send the provider the very same parameters
  * (Stripe answers a key reused with other ones with an idempotency_error)
  * and record the amounts that were actually charged, even if prices changed.
  */
@@ -54,6 +54,13 @@ export interface CheckoutDeps<Tx> {
   provider: PaymentProvider;
   /** How the last phase writes the order in its store's transaction. */
   orderRows: OrderRowsWriter<Tx>;
+  /**
+   * Where the bank's 3-D Secure page sends the shopper back: the shop's
+   * configured address. Recorded with the claim, and read from there by
+   * every attempt (the provider compares the parameters sent under one key,
+   * and instances may be configured apart).
+   */
+  returnUrl?: string;
   /** A failure this request asked for (tests and demos only). */
   fault?: FaultName;
 }
@@ -65,7 +72,12 @@ export function checkoutOperation<Tx>(deps: CheckoutDeps<Tx>): Operation<PricedC
       const parsed = parseCheckoutRequest(json);
       return parsed.ok ? { ok: true, input: parsed.body, stored: parsed.request } : parsed;
     },
-    progressAtClaim: (cart) => ({ cart }),
+    // The return URL too: a resume by another instance, configured its own
+    // way, must still send what the provider saw first.
+    progressAtClaim: (cart) => ({
+      cart,
+      ...(deps.returnUrl !== undefined && { returnUrl: deps.returnUrl }),
+    }),
     phases: [
       {
         kind: "side-effect",
@@ -83,6 +95,7 @@ export function checkoutOperation<Tx>(deps: CheckoutDeps<Tx>): Operation<PricedC
 /** What the phases keep with the key: the cart from its claim on, the provider's answer at charged. */
 const progressSchema = z.object({
   cart: pricedCartSchema.optional(),
+  returnUrl: z.string().optional(),
   charge: chargeResultSchema.optional(),
   providerKey: z.string().optional(),
 });
@@ -150,7 +163,8 @@ async function charge<Tx>(
   deps: CheckoutDeps<Tx>,
   context: SideEffectContext<PricedCart>,
 ): Promise<Step> {
-  const result = await askProvider(deps, context, progressOf(context).cart);
+  const { cart, returnUrl } = progressOf(context);
+  const result = await askProvider(deps, context, cart, returnUrl);
   injectFault(deps.fault, "after-charge");
   return { to: "charged", progress: { charge: result, providerKey: context.sideEffectKey } };
 }
@@ -169,6 +183,7 @@ async function askProvider<Tx>(
   deps: CheckoutDeps<Tx>,
   context: SideEffectContext<PricedCart>,
   cart: PricedCart,
+  returnUrl: string | undefined,
 ): Promise<ChargeResult> {
   for (let asked = 1; ; asked++) {
     addToContext({ providerKey: context.sideEffectKey });
@@ -179,6 +194,7 @@ async function askProvider<Tx>(
         paymentMethod: cart.paymentMethod,
         idempotencyKey: context.sideEffectKey,
         firstAskedAt: context.askedSince,
+        ...(returnUrl !== undefined && { returnUrl }),
       });
     } catch (error) {
       const neverCharges = error instanceof PaymentProviderError && error.outcome === "absent";

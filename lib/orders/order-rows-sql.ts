@@ -18,10 +18,15 @@ export function orderRowsSql({ order, payment }: OrderRows, gate: Sql): Sql {
     )`;
   }
   const { items } = order;
+  // A paid order ships: its shipment is written with it. A pending one ships when it is settled paid.
+  const shipment =
+    order.status === "paid"
+      ? sql`, new_shipment AS (INSERT INTO shipments (order_id) SELECT new_order.id FROM new_order)`
+      : sql``;
   return sql`new_order AS (
       INSERT INTO orders (id, account_id, idempotency_key_id, idem_key, source, cart_id, status, currency, total_amount, created_at)
       SELECT ${order.id}::uuid, ${order.accountId}::uuid, ${order.idempotencyKeyId}::uuid, ${order.idemKey}, ${order.source}::order_source,
-             ${order.cartId}, 'paid', ${order.currency}, ${order.totalAmount}::int, ${order.createdAt}::timestamptz
+             ${order.cartId}, ${order.status}::order_status, ${order.currency}, ${order.totalAmount}::int, ${order.createdAt}::timestamptz
         FROM ${gate}
       RETURNING id
     ), new_items AS (
@@ -33,9 +38,9 @@ export function orderRowsSql({ order, payment }: OrderRows, gate: Sql): Sql {
     ), new_payment AS (
       INSERT INTO payments (account_id, order_id, idempotency_key_id, provider, provider_payment_id, provider_key, payment_method, status, amount, currency)
       SELECT ${payment.accountId}::uuid, new_order.id, ${payment.idempotencyKeyId}::uuid, ${payment.provider}, ${payment.providerPaymentId},
-             ${payment.providerKey}, ${payment.paymentMethod}, 'succeeded', ${payment.amount}::int, ${payment.currency}
+             ${payment.providerKey}, ${payment.paymentMethod}, ${payment.status}::payment_status, ${payment.amount}::int, ${payment.currency}
         FROM new_order
-    )`;
+    )${shipment}`;
 }
 
 /** A gate that always has its row. */

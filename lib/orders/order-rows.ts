@@ -45,7 +45,12 @@ export const prismaOrderRows: OrderRowsWriter<Prisma.TransactionClient> = {
     if (order === null) await tx.payment.create({ data: payment, select: { id: true } });
     else
       await tx.order.create({
-        data: { ...order, items: { create: order.items }, payment: { create: payment } },
+        data: {
+          ...order,
+          items: { create: order.items },
+          payment: { create: payment },
+          ...(order.status === "paid" && { shipment: { create: {} } }),
+        },
         select: { id: true },
       });
     return true;

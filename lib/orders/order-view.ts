@@ -10,7 +10,11 @@ import { OrderSource, OrderStatus, PaymentStatus } from "@/lib/generated/prisma/
 export const orderViewSchema = z.object({
   id: z.uuid(),
   object: z.literal("order"),
-  status: z.enum(OrderStatus),
+  status: z
+    .enum(OrderStatus)
+    .describe(
+      "paid; pending while the card's bank waits for the shopper (3-D Secure); failed when that payment did not go through.",
+    ),
   idempotencyKey: z
     .string()
     .nullable()
@@ -46,6 +50,15 @@ export const orderViewSchema = z.object({
     })
     .nullable(),
   createdAt: z.iso.datetime(),
+  nextAction: z
+    .object({
+      type: z.literal("redirect"),
+      url: z.url().describe("The bank's 3-D Secure page: send the shopper there."),
+    })
+    .optional()
+    .describe(
+      "Only in the checkout's 202 for a pending order: where the shopper authenticates. They come back to the shop's page, and the order then says how it ended.",
+    ),
 });
 export type OrderView = z.infer<typeof orderViewSchema>;
 

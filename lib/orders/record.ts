@@ -36,7 +36,7 @@ export interface NewPayment {
   providerPaymentId: string;
   providerKey: string;
   paymentMethod: string;
-  status: "succeeded" | "declined";
+  status: "succeeded" | "declined" | "pending";
   amount: number;
   currency: string;
   declineCode: string | null;
@@ -49,14 +49,15 @@ export interface NewOrder {
   idemKey: string | null;
   source: OrderSource;
   cartId: string;
-  status: "paid";
+  /** pending: its payment waits for the shopper's authentication; a paid order also gets its shipment. */
+  status: "paid" | "pending";
   currency: string;
   totalAmount: number;
   createdAt: Date;
   items: { sku: string; name: string; unitAmount: number; quantity: number }[];
 }
 
-/** The rows one charge writes: the paid order with its payment, or the declined payment alone. */
+/** The rows one charge writes: the order (paid or pending) with its payment, or the declined payment alone. */
 export type OrderRows =
   { order: NewOrder; payment: NewPayment } | { order: null; payment: NewPayment };
 
@@ -66,7 +67,14 @@ export interface ChargeWrite {
 }
 
 export function chargeWrite(record: ChargeRecord): ChargeWrite {
-  return record.charge.status === "succeeded" ? paidOrderWrite(record) : declineWrite(record);
+  switch (record.charge.status) {
+    case "succeeded":
+      return orderWrite(record, "paid");
+    case "requires_action":
+      return orderWrite(record, "pending");
+    case "declined":
+      return declineWrite(record);
+  }
 }
 
 function paymentOf(record: ChargeRecord, declineCode: string | null): NewPayment {
@@ -77,7 +85,12 @@ function paymentOf(record: ChargeRecord, declineCode: string | null): NewPayment
     providerPaymentId: record.charge.providerPaymentId,
     providerKey: record.providerKey,
     paymentMethod: record.cart.paymentMethod,
-    status: declineCode === null ? "succeeded" : "declined",
+    status:
+      declineCode !== null
+        ? "declined"
+        : record.charge.status === "requires_action"
+          ? "pending"
+          : "succeeded",
     amount: record.cart.total,
     currency: record.cart.currency,
     declineCode,
@@ -90,8 +103,12 @@ function paymentOf(record: ChargeRecord, declineCode: string | null): NewPayment
  * written, and the key can store it in the commit that writes the order.
  * The time is the order's label (shown, and sorted by), never compared with
  * a lease, so this instance's clock may set it.
+ *
+ * A pending order (3-D Secure) is answered 202 with where to send the
+ * shopper (`nextAction`): that answer is the key's, so every replay sends
+ * the shopper to the same page; the order itself then tells how it ended.
  */
-function paidOrderWrite(record: ChargeRecord): ChargeWrite {
+function orderWrite(record: ChargeRecord, status: NewOrder["status"]): ChargeWrite {
   const { cart } = record;
   const order: NewOrder = {
     id: randomUUID(),
@@ -100,7 +117,7 @@ function paidOrderWrite(record: ChargeRecord): ChargeWrite {
     idemKey: record.idempotencyKey,
     source: record.source,
     cartId: cart.cartId,
-    status: "paid",
+    status,
     currency: cart.currency,
     totalAmount: cart.total,
     createdAt: new Date(),
@@ -112,11 +129,17 @@ function paidOrderWrite(record: ChargeRecord): ChargeWrite {
     })),
   };
   const payment = paymentOf(record, null);
+  const { charge } = record;
   return {
     response: {
-      status: 201,
+      status: charge.status === "requires_action" ? 202 : 201,
       headers: { "Content-Type": "application/json", Location: orderLocation(order.id) },
-      body: orderView({ ...order, payment }),
+      body: {
+        ...orderView({ ...order, payment }),
+        ...(charge.status === "requires_action" && {
+          nextAction: { type: "redirect", url: charge.redirectUrl },
+        }),
+      },
     },
     rows: { order, payment },
   };

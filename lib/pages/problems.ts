@@ -165,6 +165,30 @@ export const PROBLEM_EXPLANATIONS: Record<string, ProblemExplanation> = {
     action: "new-key",
     todo: "Pay with another card: that is a new checkout, with a new key.",
   },
+  "webhook-signature-invalid": {
+    status: 400,
+    title: "Webhook signature invalid",
+    happened:
+      "The event's Stripe-Signature was missing, did not verify with this endpoint's signing secret over the exact body sent, or was more than five minutes old. Nothing was done.",
+    action: "fix",
+    todo: "Sign each delivery with the endpoint's whsec_ secret, at the time it is sent, over the body as sent. A forged or replayed event cannot be fixed: it is refused for good.",
+  },
+  "webhook-not-configured": {
+    status: 503,
+    title: "Webhooks not configured",
+    happened:
+      "The server has no STRIPE_WEBHOOK_SECRET, so it can verify no event. Nothing was done.",
+    action: "retry",
+    todo: "Set STRIPE_WEBHOOK_SECRET (npm start makes one); the provider's retries of the same event then get through.",
+  },
+  "payment-not-recorded-yet": {
+    status: 503,
+    title: "Payment not recorded yet",
+    happened:
+      "The event is about one of the shop's payments whose checkout has not recorded it yet (its commit is a moment away). Nothing was done, and the event's id was not kept.",
+    action: "retry",
+    todo: "Deliver the same event again after Retry-After seconds, as the provider does: it is then acted on, once.",
+  },
   "dependency-unavailable": {
     status: 503,
     title: "A service this request needs did not answer",

@@ -26,10 +26,18 @@ export interface ChargeRequest {
    * one idempotency key and refuses different ones.
    */
   metadata?: Record<string, string>;
+  /**
+   * Where the provider sends the shopper back after 3-D Secure. The same
+   * for every attempt of one charge (it is one of the parameters the
+   * provider compares under one key): the shop's configured address.
+   */
+  returnUrl?: string;
 }
 
 /**
- * A charge's definite outcome. Also kept with the idempotency key once known
+ * A charge's definite outcome, or (requires_action) the provider's word that
+ * it waits for the shopper to authenticate at `redirectUrl`, after which
+ * its event, or a read of the payment, settles it. Also kept with the idempotency key once known
  * (recovery point `charged`), so it has a schema to be read back with.
  */
 export const chargeResultSchema = z.discriminatedUnion("status", [
@@ -39,6 +47,11 @@ export const chargeResultSchema = z.discriminatedUnion("status", [
     providerPaymentId: z.string().min(1),
     declineCode: z.string().min(1),
     message: z.string(),
+  }),
+  z.object({
+    status: z.literal("requires_action"),
+    providerPaymentId: z.string().min(1),
+    redirectUrl: z.url({ protocol: /^https?$/ }),
   }),
 ]);
 export type ChargeResult = z.infer<typeof chargeResultSchema>;
@@ -160,6 +173,12 @@ export interface PaymentRecords {
   chargesOf(paymentIntentId: string): Promise<ProviderCharge[]>;
   /** The refunds of one PaymentIntent, newest first, every page of them. */
   refundsOf(paymentIntentId: string): Promise<ProviderRefund[]>;
+  /**
+   * Where one payment stands now: succeeded, declined, or still waiting
+   * for the shopper (requires_action). Throws PaymentLookupError when the
+   * provider cannot be read, or the payment is in no state of those.
+   */
+  paymentOutcome(providerPaymentId: string): Promise<ChargeResult>;
 }
 
 /** Reading the provider's records failed (unreachable, refused): the caller shows that, it is not a charge outcome. */
@@ -172,12 +191,13 @@ export class PaymentLookupError extends Error {
 
 /**
  * Stripe's test payment methods that the shop accepts: two cards that pay,
- * and one of each kind of failure a shopper can meet (an issuer decline, a
+ * one that asks for 3-D Secure first, and one of each kind of failure a shopper can meet (an issuer decline, a
  * card detail the issuer refuses, a processor error).
  */
 export const TEST_PAYMENT_METHODS = [
   "pm_card_visa",
   "pm_card_mastercard",
+  "pm_card_authenticationRequired",
   "pm_card_chargeDeclined",
   "pm_card_chargeDeclinedInsufficientFunds",
   "pm_card_chargeDeclinedExpiredCard",

@@ -197,9 +197,10 @@ export class StripePaymentProvider implements PaymentProvider, RefundProvider, P
           currency: request.currency,
           payment_method: request.paymentMethod,
           confirm: true,
-          // Cards only, and no redirect-based methods: the shop has no page
-          // to come back to, so a charge must finish within this one call.
+          // Cards only, and no redirect-based payment methods; a card's
+          // 3-D Secure still sends the shopper to their bank and back.
           automatic_payment_methods: { enabled: true, allow_redirects: "never" },
+          ...(request.returnUrl !== undefined && { return_url: request.returnUrl }),
           // Spread first, so the provider key (what reconcile searches for)
           // wins; without request.metadata this is the provider key alone, so
           // the parameters stay those every earlier attempt sent.
@@ -212,16 +213,8 @@ export class StripePaymentProvider implements PaymentProvider, RefundProvider, P
         return this.reconcile(request, error);
       return declineOrThrow(error);
     }
-    if (intent.status === "succeeded") return { status: "succeeded", providerPaymentId: intent.id };
-    if (intent.status === "requires_action") {
-      // 3-D Secure: the shop has no step for it, so the charge did not happen.
-      return {
-        status: "declined",
-        providerPaymentId: intent.id,
-        declineCode: "authentication_required",
-        message: "Your card needs authentication, which this shop does not support.",
-      };
-    }
+    const outcome = settledOrWaiting(intent);
+    if (outcome) return outcome;
     // processing, requires_capture…: not a state a confirmed card payment
     // without manual capture ends in; a replay under the same key would only
     // repeat it, so someone has to look.
@@ -229,6 +222,22 @@ export class StripePaymentProvider implements PaymentProvider, RefundProvider, P
       `PaymentIntent ${intent.id} ended in status ${intent.status}`,
       "rejected",
     );
+  }
+
+  async paymentOutcome(providerPaymentId: string): Promise<ChargeResult> {
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await this.stripe.paymentIntents.retrieve(providerPaymentId);
+    } catch (error) {
+      throw new PaymentLookupError(
+        `Reading ${providerPaymentId} at ${this.name} failed: ${messageOf(error)}`,
+        { cause: error },
+      );
+    }
+    const outcome = settledOrWaiting(intent);
+    if (!outcome)
+      throw new PaymentLookupError(`PaymentIntent ${intent.id} is in status ${intent.status}`);
+    return outcome;
   }
 
   /**
@@ -465,11 +474,15 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A PaymentIntent found by search: what its charge came to, where that is settled. */
-function outcomeOfFoundIntent(intent: Stripe.PaymentIntent): ChargeResult {
+/**
+ * A confirmed PaymentIntent's outcome: paid, declined (by the card's issuer,
+ * or a failed authentication), or waiting for the shopper at the redirect
+ * 3-D Secure gives; undefined in any other state.
+ */
+function settledOrWaiting(intent: Stripe.PaymentIntent): ChargeResult | undefined {
   if (intent.status === "succeeded") return { status: "succeeded", providerPaymentId: intent.id };
   const error = intent.last_payment_error;
-  if (intent.status === "requires_payment_method" && error?.type === "card_error") {
+  if (intent.status === "requires_payment_method" && error) {
     return {
       status: "declined",
       providerPaymentId: intent.id,
@@ -477,6 +490,25 @@ function outcomeOfFoundIntent(intent: Stripe.PaymentIntent): ChargeResult {
       message: error.message ?? "Your card was declined.",
     };
   }
+  const redirectUrl = intent.next_action?.redirect_to_url?.url;
+  if (intent.status === "requires_action") {
+    if (redirectUrl)
+      return { status: "requires_action", providerPaymentId: intent.id, redirectUrl };
+    // Stripe.js's own step (use_stripe_sdk, without a return_url): the shop has none.
+    return {
+      status: "declined",
+      providerPaymentId: intent.id,
+      declineCode: "authentication_required",
+      message: "Your card needs authentication, which this shop could not start.",
+    };
+  }
+  return undefined;
+}
+
+/** A PaymentIntent found by search: what its charge came to, where that is settled. */
+function outcomeOfFoundIntent(intent: Stripe.PaymentIntent): ChargeResult {
+  const outcome = settledOrWaiting(intent);
+  if (outcome) return outcome;
   throw new PaymentProviderError(
     `PaymentIntent ${intent.id} is in status ${intent.status}; its outcome is not settled yet`,
     "unknown",

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -29,6 +30,8 @@ export interface AppServer {
    * app pointed elsewhere (PAYMENT_SIMULATOR_URL, STRIPE_SECRET_KEY).
    */
   readonly paymentSimulator: { url: string; adminKey: string };
+  /** What its POST /api/webhooks/stripe checks signatures with (STRIPE_WEBHOOK_SECRET). */
+  webhookSecret: string;
   /** Settles with the exit code when the app's process ends (for crash tests). */
   exited: Promise<number | null>;
   /** The launcher's pid, which is also the process group of Next.js and the simulator. */
@@ -70,6 +73,8 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   if (options.embedded) delete inherited.DATABASE_URL;
   // The launcher makes a key of its own and leaves it where this reads it.
   delete inherited.SIMULATOR_ADMIN_KEY;
+  // The test signs events of its own with it (the launcher gives it to the simulator too).
+  const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
 
   const output: string[] = [];
   const launcher = [process.execPath, ...typescriptScriptArgs("scripts/launch.mts", "start")];
@@ -92,6 +97,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
       DEMO_FAULTS: "on",
       SIMULATOR_PORT: String(simulatorPort),
       SIMULATOR_ADMIN_KEY_FILE: simulatorAdminKeyFile,
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
       // Tests run the recovery worker and the reaper themselves, when they
       // choose, so that no background run races a test's own assertions.
       RECOVERY_INTERVAL_SECONDS: "0",
@@ -152,6 +158,7 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
         );
       return { url: `http://127.0.0.1:${simulatorPort}`, adminKey: simulatorAdminKey };
     },
+    webhookSecret,
     exited: child.exited,
     processGroup: child.pid,
     output: () => output.join(""),

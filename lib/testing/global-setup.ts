@@ -44,6 +44,7 @@ export default async function setup(project: TestProject) {
   project.provide("realPostgres", server.realPostgres);
   project.provide("paymentSimulatorUrl", server.paymentSimulator.url);
   project.provide("paymentSimulatorAdminKey", server.paymentSimulator.adminKey);
+  project.provide("stripeWebhookSecret", server.webhookSecret);
   if (!server.realPostgres) {
     console.warn(
       "[tests] DATABASE_URL is not set: running on embedded PGlite, which serialises all statements, so the concurrency tests cannot expose races here. CI runs them on PostgreSQL.",
@@ -64,6 +65,8 @@ declare module "vitest" {
     paymentSimulatorUrl: string;
     /** The admin key the launcher made for that simulator (its admin API, /_simulator/*). */
     paymentSimulatorAdminKey: string;
+    /** What the shared app checks webhook signatures with, so tests can sign events of their own. */
+    stripeWebhookSecret: string;
     /** The lab's DynamoDB (dynalite) and Redis, which the shared app is pointed at. */
     labDynamoDbUrl: string;
     labRedisUrl: string;

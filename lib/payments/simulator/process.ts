@@ -32,6 +32,8 @@ export interface SpawnSimulatorOptions {
   apiKeys: readonly string[];
   /** What its admin API (/_simulator/*) takes: see admin-key.ts. */
   adminKey: string;
+  /** Where those keys' events are posted, and the secret that signs them. */
+  webhook?: { url: string; secret: string };
 }
 
 export async function spawnPaymentSimulator(
@@ -47,6 +49,10 @@ export async function spawnPaymentSimulator(
       ...(options.poolMax !== undefined && { SIMULATOR_POOL_MAX: String(options.poolMax) }),
       SIMULATOR_API_KEYS: options.apiKeys.join(","),
       SIMULATOR_ADMIN_KEY: options.adminKey,
+      ...(options.webhook && {
+        SIMULATOR_WEBHOOK_URL: options.webhook.url,
+        SIMULATOR_WEBHOOK_SECRET: options.webhook.secret,
+      }),
     },
     // Whoever starts it (the launcher, a test) is the one it must not outlive.
     follows: process.pid,

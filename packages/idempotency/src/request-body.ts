@@ -100,8 +100,11 @@ function tooLarge(limitBytes: number) {
   };
 }
 
-/** The body's bytes, or null as soon as it grows past the limit. */
-async function readAtMost(request: Request, limitBytes: number): Promise<Uint8Array | null> {
+/**
+ * The body's bytes, or null as soon as it grows past the limit: for a body
+ * that must be read exactly as sent (a signed webhook), not parsed.
+ */
+export async function readAtMost(request: Request, limitBytes: number): Promise<Uint8Array | null> {
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -13,4 +13,4 @@ export {
   type KeyParseResult,
 } from "./key-header.js";
 export { preferenceAppliedWait, preferredWaitSeconds } from "./prefer.js";
-export { MAX_BODY_BYTES, readJsonBody, type BodyReadResult } from "./request-body.js";
+export { MAX_BODY_BYTES, readAtMost, readJsonBody, type BodyReadResult } from "./request-body.js";
