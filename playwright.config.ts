@@ -93,6 +93,7 @@ export default defineConfig({
       DATABASE_URL_FILE: E2E_DATABASE_URL_FILE,
       SIMULATOR_PORT: String(e2eSimulatorPort(port)),
       SIMULATOR_ADMIN_KEY_FILE: E2E_SIMULATOR_ADMIN_KEY_FILE,
+      STRIPE_WEBHOOK_SECRET_FILE: path.join(process.env.ONCEPAY_E2E_DIR, "stripe-webhook-secret"),
       // Used only when DATABASE_URL is unset: a fresh embedded database per run.
       EMBEDDED_DATA_DIR:
         process.env.EMBEDDED_DATA_DIR ?? path.join(process.env.ONCEPAY_E2E_DIR, "pglite"),

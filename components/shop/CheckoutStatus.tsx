@@ -24,6 +24,12 @@ export function statusText(phase: CheckoutPhase, keyless = false): string {
       return phase.replayed
         ? "Paid (replayed: the stored result of this key, no second charge)"
         : "Paid";
+    case "authenticating":
+      return "Your bank asks you to confirm this payment: taking you to its page…";
+    case "confirming":
+      return phase.looks < 4
+        ? "Back from your bank: confirming the payment…"
+        : "Your bank has not confirmed the payment yet. This page keeps checking; nothing more will be charged.";
     case "declined":
       return `Payment declined: ${phase.detail}`;
     case "failed":
@@ -36,6 +42,8 @@ const tone: Record<CheckoutPhase["kind"], string> = {
   paying: "bg-oat text-espresso",
   waiting: "bg-clay-soft text-espresso",
   paid: "bg-sage-soft text-sage",
+  authenticating: "bg-oat text-espresso",
+  confirming: "bg-oat text-espresso",
   declined: "bg-berry-soft text-berry",
   failed: "bg-berry-soft text-berry",
 };
@@ -80,9 +88,12 @@ export function CheckoutStatus({ phase, keyless }: { phase: CheckoutPhase; keyle
         data-phase={phase.kind}
         className={shown ? "flex items-start gap-2 px-3.5 py-2.5 text-sm font-medium" : "sr-only"}
       >
-        {shown && phase.kind === "paying" && (
-          <Spinner width={18} height={18} className="mt-px shrink-0" />
-        )}
+        {shown &&
+          (phase.kind === "paying" ||
+            phase.kind === "authenticating" ||
+            phase.kind === "confirming") && (
+            <Spinner width={18} height={18} className="mt-px shrink-0" />
+          )}
         {phase.kind === "waiting" && (
           <RepeatIcon width={18} height={18} className="mt-px shrink-0 text-clay" />
         )}

@@ -5,7 +5,7 @@ import type { Product } from "@/lib/orders/catalog";
 import type { CartLine, PaymentMethod } from "@/lib/client/api-types";
 import { newCartId } from "@/lib/client/cart-id";
 import { createPressGuard } from "@/lib/client/press-guard";
-import type { StoredIntent } from "@/lib/client/intent-store";
+import type { RestoredCart } from "@/lib/client/intent-runner";
 import { DemoPanel } from "@/components/demo/DemoPanel";
 import { RunningScenario } from "@/components/demo/RunningScenario";
 import { useDemoScenario } from "@/components/demo/useDemoScenario";
@@ -33,7 +33,7 @@ export function Shop({ products }: { products: readonly Product[] }) {
 
   const demo = useDemoScenario();
   const checkout = useCheckout({
-    onRestore: (intent: StoredIntent) => {
+    onRestore: (intent: RestoredCart) => {
       cartIdRef.current = intent.cartId;
       setLines(intent.items);
       setPaymentMethod(intent.paymentMethod);
@@ -54,7 +54,12 @@ export function Shop({ products }: { products: readonly Product[] }) {
   const itemCount = resolved.reduce((sum, line) => sum + line.quantity, 0);
   // A paid cart is history: the product cards stop showing it as "in cart".
   const quantities = new Map(paid ? [] : lines.map((line) => [line.sku, line.quantity]));
-  const paying = phase.kind === "paying" || phase.kind === "waiting";
+  // Busy from the first attempt until the payment settles, the bank's round trip included.
+  const paying =
+    phase.kind === "paying" ||
+    phase.kind === "waiting" ||
+    phase.kind === "authenticating" ||
+    phase.kind === "confirming";
   const settled = phase.kind === "paid" || phase.kind === "declined" || phase.kind === "failed";
   const payDisabled =
     lines.length === 0 || demo.applying || (paying && demo.scenario.strategy.guardSubmit);

@@ -5,6 +5,7 @@ type AttemptFacts = Pick<LoggedAttempt, "status" | "failure" | "replayed">;
 /** A short name for an HTTP answer, in the words of the idempotency contract. */
 export function describeStatus({ status, replayed }: AttemptFacts): string {
   if (status === null) return "no answer";
+  if (status === 202) return `202 ${replayed ? "stored result: " : ""}your bank asks first`;
   if (status >= 200 && status < 300) return `${status} ${replayed ? "stored result" : "created"}`;
   const names: Record<number, string> = {
     400: "bad request",

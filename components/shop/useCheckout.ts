@@ -1,12 +1,12 @@
 "use client";
 
 import { useEffect, useState, useSyncExternalStore } from "react";
-import { createIntentStore, type StoredIntent } from "@/lib/client/intent-store";
-import { IDLE_SNAPSHOT, createIntentRunner } from "@/lib/client/intent-runner";
+import { createIntentStore } from "@/lib/client/intent-store";
+import { IDLE_SNAPSHOT, createIntentRunner, type RestoredCart } from "@/lib/client/intent-runner";
 
 interface UseCheckoutOptions {
-  /** A reload found an unfinished intent: put its cart back on screen. */
-  onRestore: (intent: StoredIntent) => void;
+  /** A reload found an unfinished intent, or the bank declined one: put its cart back on screen. */
+  onRestore: (intent: RestoredCart) => void;
   /** Every run of the intent has finished (the demo panel resets its faults). */
   onSettled: () => void;
 }
@@ -40,6 +40,14 @@ export function useCheckout({ onRestore, onSettled }: UseCheckoutOptions) {
       window.removeEventListener("pagehide", leaving);
     };
   }, [runner]);
+
+  // Back from the bank's 3-D Secure page: its parameters (the payment's
+  // client secret among them) leave the address bar, so a reload or a
+  // shared link does not carry them. The order is what tells the outcome.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (url.searchParams.has("payment_intent")) window.history.replaceState(null, "", url.pathname);
+  }, []);
 
   // On page load: pick up this tab's unfinished intent, and resume it if a
   // reload cut its run short. Once per page load: the stored intent is the

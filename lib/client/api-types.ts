@@ -15,11 +15,11 @@ export type PaymentMethod = TestPaymentMethod;
 const PAYMENT_METHOD_LABELS: Record<PaymentMethod, string> = {
   pm_card_visa: "Test card: Visa (succeeds)",
   pm_card_mastercard: "Test card: Mastercard (succeeds)",
-  pm_card_authenticationRequired: "Test card: 3-D Secure (your bank asks first)",
   pm_card_chargeDeclined: "Test card: declined",
   pm_card_chargeDeclinedInsufficientFunds: "Test card: insufficient funds",
   pm_card_chargeDeclinedExpiredCard: "Test card: expired card",
   pm_card_chargeDeclinedProcessingError: "Test card: processing error",
+  pm_card_authenticationRequired: "Test card: 3-D Secure",
 };
 
 export const PAYMENT_METHODS: readonly { id: PaymentMethod; label: string }[] = (

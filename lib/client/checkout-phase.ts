@@ -12,6 +12,10 @@ export type CheckoutPhase =
   /** Between attempts: the wait before the next one, and why. */
   | { kind: "waiting"; nextAttempt: number; maxAttempts: number; inMs: number; after: AttemptInfo }
   | { kind: "paid"; replayed: boolean }
+  /** The card's bank asks the shopper to authenticate: the tab is on its way to the bank's page. */
+  | { kind: "authenticating" }
+  /** Back from the bank: the order is read until the provider's word settles it; `looks` so far. */
+  | { kind: "confirming"; looks: number }
   | { kind: "declined"; detail: string }
   /** outcomeUnknown: the client gave up, the payment may have gone through; paying again resends the same key. */
   | { kind: "failed"; detail: string; outcomeUnknown: boolean };

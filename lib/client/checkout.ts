@@ -49,6 +49,15 @@ export interface AttemptInfo extends AttemptStart {
 
 export type CheckoutResult =
   | { kind: "paid"; order: Order; replayed: boolean; attempts: number; requestId: string | null }
+  /** 202: the card's bank asks the shopper to authenticate at `url`; the order is pending until then. */
+  | {
+      kind: "authenticate";
+      order: Order;
+      url: string;
+      replayed: boolean;
+      attempts: number;
+      requestId: string | null;
+    }
   | {
       kind: "declined";
       problem: Problem;
@@ -142,6 +151,15 @@ function describe(
 
 function finalResult(outcome: Answer, attempts: number): CheckoutResult {
   const { status, statusText, json, replayed, requestId } = outcome;
+  if (status === 202 && isOrder(json) && json.nextAction)
+    return {
+      kind: "authenticate",
+      order: json,
+      url: json.nextAction.url,
+      replayed,
+      attempts,
+      requestId,
+    };
   if (status >= 200 && status < 300 && isOrder(json))
     return { kind: "paid", order: json, replayed, attempts, requestId };
   const problem = toProblem(json, status, statusText);

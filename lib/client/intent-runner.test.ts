@@ -10,6 +10,7 @@ import type { FetchLike } from "./attempt";
 import { ORDERS_URL, submitCheckout } from "./checkout";
 import type { CheckoutPhase } from "./checkout-phase";
 import { DEFAULT_STRATEGY, demoScenario } from "./demo";
+import { createAuthenticationStore } from "./authentication";
 import { AUTO_RESUME_WINDOW_MS, createIntentStore } from "./intent-store";
 import { IDLE_SNAPSHOT, createIntentRunner, type PayRequest } from "./intent-runner";
 import { MemoryStorage, jsonAnswer, sampleOrder } from "@/lib/testing/browser";
@@ -429,5 +430,94 @@ describe("intent runner: reloads", () => {
 
     expect(runner.getSnapshot().log[0]).toMatchObject({ state: "done", failure: "network" });
     expect(runner.getSnapshot().phase).toMatchObject({ kind: "waiting", nextAttempt: 2 });
+  });
+});
+
+describe("intent runner: 3-D Secure", () => {
+  const pending = {
+    ...order,
+    status: "pending" as const,
+    payment: { ...order.payment!, status: "pending" as const },
+    nextAction: {
+      type: "redirect" as const,
+      url: "http://bank.test/authenticate/pi_1?client_secret=s",
+    },
+  };
+
+  /** A page whose tab leaves for the bank, then comes back with the same sessionStorage. */
+  function bankPages(orderAfterBank: typeof order) {
+    const storage = new MemoryStorage();
+    const navigated: string[] = [];
+    const looked: string[] = [];
+    const runnerOn = (fetch: FetchLike) =>
+      createIntentRunner({
+        store: createIntentStore(storage),
+        authentications: createAuthenticationStore(storage),
+        submit: (options) => submitCheckout({ ...options, fetch, random: () => 0.5 }),
+        navigate: (url) => navigated.push(url),
+        awaitOrder: async ({ orderId, onLook }) => {
+          looked.push(orderId);
+          onLook?.(1);
+          return orderAfterBank;
+        },
+      });
+    return { storage, navigated, looked, runnerOn };
+  }
+
+  it("sends the shopper to the bank with the key's 202, then shows the order as the provider settled it", async () => {
+    const pages = bankPages(order);
+    const before = pages.runnerOn(fakeServer([() => json(202, pending)]).fetch);
+
+    before.pay(normal);
+    await vi.runAllTimersAsync();
+
+    expect(before.getSnapshot().phase).toEqual({ kind: "authenticating" });
+    expect(pages.navigated).toEqual([pending.nextAction.url]);
+    // The key answered for good: nothing of the intent is left to resend.
+    expect(createIntentStore(pages.storage).load(cart.cartId)).toBeNull();
+
+    const after = pages.runnerOn(fakeServer([]).fetch);
+    const phases: CheckoutPhase[] = [];
+    after.subscribe(() => phases.push(after.getSnapshot().phase));
+    after.resumeStoredIntent();
+    await vi.runAllTimersAsync();
+
+    expect(pages.looked).toEqual([order.id]);
+    expect(phases.map((phase) => phase.kind)).toContain("confirming");
+    expect(after.getSnapshot()).toMatchObject({
+      phase: { kind: "paid", replayed: false },
+      paid: { order, replayed: false },
+    });
+    expect(after.getSnapshot().log).toHaveLength(1);
+    expect(after.getSnapshot().log[0]).toMatchObject({ status: 202 });
+
+    // Shown once: a reload after it is a plain page.
+    const reloaded = pages.runnerOn(fakeServer([]).fetch);
+    reloaded.resumeStoredIntent();
+    await vi.runAllTimersAsync();
+    expect(reloaded.getSnapshot().phase).toEqual({ kind: "idle" });
+  });
+
+  it("says the bank did not confirm when the order failed", async () => {
+    const pages = bankPages({ ...order, status: "failed" });
+    pages.runnerOn(fakeServer([() => json(202, pending)]).fetch).pay(normal);
+    await vi.runAllTimersAsync();
+
+    const after = pages.runnerOn(fakeServer([]).fetch);
+    const restored = vi.fn();
+    after.observe({ onRestore: restored });
+    after.resumeStoredIntent();
+    await vi.runAllTimersAsync();
+
+    expect(after.getSnapshot().phase).toMatchObject({
+      kind: "declined",
+      detail: expect.stringContaining("your bank did not confirm it"),
+    });
+    // The cart is back on screen, to pay again with another card.
+    expect(restored).toHaveBeenCalledWith({
+      cartId: order.cartId,
+      items: [{ sku: "mug-ceramic-350", quantity: 2 }],
+      paymentMethod: "pm_card_visa",
+    });
   });
 });

@@ -9,7 +9,7 @@
  * intent ends are intent-decision.ts's rules; this module applies them to the
  * runs as they happen.
  */
-import type { Cart, Order, PaymentMethod } from "./api-types";
+import { isPaymentMethod, type Cart, type Order, type PaymentMethod } from "./api-types";
 import {
   finishAttempt,
   interruptAttempt,
@@ -18,11 +18,18 @@ import {
   startAttempt,
   type AttemptLog,
 } from "./attempt-log";
+import {
+  awaitSettledOrder,
+  createAuthenticationStore,
+  type Authentication,
+  type AuthenticationStore,
+} from "./authentication";
 import { submitCheckout, type AttemptInfo, type CheckoutResult } from "./checkout";
 import type { CheckoutPhase } from "./checkout-phase";
 import { DEFAULT_STRATEGY, type CheckoutStrategy } from "./demo";
 import { endsIntent, intentForPay, markUnresolved } from "./intent-decision";
 import {
+  browserSessionStorage,
   samePayload,
   shouldAutoResume,
   startRun,
@@ -69,12 +76,21 @@ export interface IntentRunnerOptions {
   /** Sends one run of attempts; a fake in tests, so that fetch and timers can be faked underneath it. */
   submit?: typeof submitCheckout;
   now?: () => number;
+  /** Where a 3-D Secure payment's order is remembered while the tab visits the bank. */
+  authentications?: AuthenticationStore;
+  /** Takes the tab to the bank's page (a fake in tests). */
+  navigate?: (url: string) => void;
+  /** Reads the order back after the bank (a fake in tests). */
+  awaitOrder?: typeof awaitSettledOrder;
 }
+
+/** A cart to show again, with the payment method it was paid with. */
+export type RestoredCart = Pick<StoredIntent, "cartId" | "items" | "paymentMethod">;
 
 /** What the runner tells the page besides the snapshot. */
 export interface IntentRunnerObserver {
-  /** A reload found an unfinished intent: put its cart back on screen. */
-  onRestore?: (intent: StoredIntent) => void;
+  /** A reload found an unfinished intent, or the bank declined one: put its cart back on screen. */
+  onRestore?: (cart: RestoredCart) => void;
   /** Every run of an intent has finished (the demo panel resets its faults). */
   onSettled?: () => void;
 }
@@ -115,6 +131,9 @@ export function createIntentRunner({
   store,
   submit = submitCheckout,
   now = Date.now,
+  authentications = createAuthenticationStore(browserSessionStorage()),
+  navigate = (url) => window.location.assign(url),
+  awaitOrder = awaitSettledOrder,
 }: IntentRunnerOptions): IntentRunner {
   let snapshot = IDLE_SNAPSHOT;
   // The intent on screen, and any earlier one whose runs are still in flight.
@@ -298,6 +317,18 @@ export function createIntentRunner({
           phase: { kind: "paid", replayed: result.replayed },
         });
         return;
+      case "authenticate":
+        // The key's answer is final; what the payment comes to, the order will say on the way back.
+        authentications.remember({
+          orderId: result.order.id,
+          cartId,
+          key: intent.key,
+          startedAt: now(),
+          attempts: snapshot.log,
+        });
+        publish({ phase: { kind: "authenticating" } });
+        navigate(result.url);
+        return;
       case "declined":
         publish({ phase: { kind: "declined", detail: result.problem.detail } });
         return;
@@ -338,7 +369,50 @@ export function createIntentRunner({
     void run(begin(stored.idempotencyKey, stored, stored.attempts), request, false);
   }
 
+  /** Back from the bank: the order, read until the provider settled it, is the outcome. */
+  async function confirmAuthentication({ orderId, key, attempts }: Authentication) {
+    const id = begin(key, null, attempts);
+    publish({ phase: { kind: "confirming", looks: 0 } });
+    const order = await awaitOrder({
+      orderId,
+      fetch: (url, init) => fetch(url, init),
+      onLook: (looks) => {
+        if (activeId === id) publish({ phase: { kind: "confirming", looks } });
+      },
+    });
+    if (activeId !== id || !order) return;
+    put({ ...intentById(id), ended: true });
+    if (order.status === "paid") {
+      publish({
+        paid: { order, replayed: false, key, attempts: snapshot.log.length },
+        phase: { kind: "paid", replayed: false },
+      });
+    } else {
+      // The cart comes back, so paying again (another card, a new key) is one press away.
+      const cart: RestoredCart = {
+        cartId: order.cartId,
+        items: order.items.map(({ sku, quantity }) => ({ sku, quantity })),
+        paymentMethod: isPaymentMethod(order.payment?.paymentMethod)
+          ? order.payment.paymentMethod
+          : "pm_card_visa",
+      };
+      for (const observer of observers) observer.onRestore?.(cart);
+      publish({
+        phase: {
+          kind: "declined",
+          detail: "your bank did not confirm it (3-D Secure), and nothing was charged.",
+        },
+      });
+    }
+    for (const observer of observers) observer.onSettled?.();
+  }
+
   function resumeStoredIntent() {
+    const authentication = authentications.take();
+    if (authentication && activeId === null) {
+      void confirmAuthentication(authentication);
+      return;
+    }
     const stored = store.latest();
     if (!stored || activeId !== null) return;
     const attempts = markInterrupted(stored.attempts);

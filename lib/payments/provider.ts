@@ -197,11 +197,11 @@ export class PaymentLookupError extends Error {
 export const TEST_PAYMENT_METHODS = [
   "pm_card_visa",
   "pm_card_mastercard",
-  "pm_card_authenticationRequired",
   "pm_card_chargeDeclined",
   "pm_card_chargeDeclinedInsufficientFunds",
   "pm_card_chargeDeclinedExpiredCard",
   "pm_card_chargeDeclinedProcessingError",
+  "pm_card_authenticationRequired",
 ] as const;
 export type TestPaymentMethod = (typeof TEST_PAYMENT_METHODS)[number];
 export const DEFAULT_PAYMENT_METHOD: TestPaymentMethod = "pm_card_visa";

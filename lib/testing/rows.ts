@@ -93,6 +93,10 @@ export interface Rows {
   accountIdByTokenHash(tokenHash: string): Promise<string | undefined>;
   ordersOf(accountId: string): Promise<{ id: string; total_amount: number }[]>;
   paymentsOf(accountId: string): Promise<{ status: string; amount: number }[]>;
+  /** The account's orders as fulfilment sees them: each one's status, who settled its payment, its shipments. */
+  fulfilmentOf(
+    accountId: string,
+  ): Promise<{ status: string; settled_by: string | null; shipments: number }[]>;
   /** The Idempotency-Keys this account used, with the order each one produced (if any). */
   idempotencyKeysOf(
     accountId: string,
@@ -282,6 +286,20 @@ export function rowsIn(db: Queryable): Rows {
     async ordersOf(accountId) {
       const { rows } = await db.query<{ id: string; total_amount: number }>(
         `SELECT id, total_amount FROM orders WHERE account_id = $1 ORDER BY created_at`,
+        [accountId],
+      );
+      return rows;
+    },
+    async fulfilmentOf(accountId) {
+      const { rows } = await db.query<{
+        status: string;
+        settled_by: string | null;
+        shipments: number;
+      }>(
+        `SELECT o.status::text, p.settled_by,
+                (SELECT count(*)::int FROM shipments s WHERE s.order_id = o.id) AS shipments
+           FROM orders o LEFT JOIN payments p ON p.order_id = o.id
+          WHERE o.account_id = $1 ORDER BY o.created_at`,
         [accountId],
       );
       return rows;

@@ -21,6 +21,7 @@ export const closeDatabase = e2ePool.close;
 export const {
   ordersOf,
   paymentsOf,
+  fulfilmentOf,
   idempotencyKeysOf,
   demoFaultsOf,
   keyRow,
