@@ -1,5 +1,6 @@
 import { readAtMost } from "@oncepay/idempotency/request";
 import { serverEnv } from "@/lib/env";
+import { injectFault, requestedFault } from "@/lib/faults";
 import { RETRY_AFTER_HEADER } from "@/lib/http/headers";
 import { jsonResponse } from "@/lib/http/json";
 import { problemResponse, problemType } from "@/lib/http/problem";
@@ -77,8 +78,11 @@ export async function receiveStripeWebhook(request: Request): Promise<Response> 
   }
   addToContext({ eventId: event.id });
   const { pool, paymentProvider } = getServices();
+  const fault = requestedFault(request);
   try {
-    const outcome = await receiveEvent(pool, paymentProvider.name, event);
+    const outcome = await receiveEvent(pool, paymentProvider.name, event, fault);
+    // Committed, and no 2xx sent yet: the provider will deliver it again.
+    injectFault(fault, "after-commit");
     log.info("webhook.received", { eventId: event.id, type: event.type, outcome });
     const receipt: WebhookReceipt = { received: true, eventId: event.id, outcome };
     return jsonResponse(200, receipt);

@@ -18,6 +18,7 @@ import { ledgerFor, type SimulatorAdmin } from "@/lib/testing/payment-simulator"
 import { APP_READY_TIMEOUT_MS } from "@/lib/testing/app-server";
 import { appServersOf } from "@/lib/testing/test-app-servers";
 import { rowsAt } from "@/lib/testing/rows";
+import { pendingOrder, postWebhook, signed, stripeEvent } from "@/lib/testing/webhooks";
 
 /**
  * The crash matrix: the app is killed with SIGKILL at each dangerous point of
@@ -27,6 +28,12 @@ import { rowsAt } from "@/lib/testing/rows";
  * consistent answer for the client; each refund with exactly one refund
  * row, exactly one refund at the provider, the payment's refunded total
  * equal to it, and the same.
+ *
+ * A webhook is killed too, on the sql store (its transaction is the shop's
+ * own, the same on either store), at the two points of its own: after the
+ * state change and before its commit, and after the commit before the 2xx.
+ * The provider then delivers the event again, as it does after no 2xx: the
+ * order is settled once, shipped once, and the event recorded once.
  *
  * It runs on each idempotency store (IDEMPOTENCY_STORE). CRASH_RUNS sets
  * the checkout's runs per point (2 in `npm test`; `npm run test:crash` runs
@@ -52,6 +59,10 @@ const CRASH_POINTS = [
   ["crash-before-commit", "payment_started", "refund_started"],
   ["crash-after-commit", "finished", "finished"],
 ] as const;
+/** The points a webhook is killed at: after its change, before its commit; after its commit, before its 2xx. */
+const WEBHOOK_POINTS: readonly string[] = ["crash-before-commit", "crash-after-commit"];
+/** What the restarted app checks signatures with, the same across restarts. */
+const WEBHOOK_SECRET = `whsec_crash_matrix_${randomUUID().replaceAll("-", "")}`;
 /** What each refund asks for of its checkout's order. */
 const REFUND_AMOUNT = 1000;
 const LEASE_SECONDS = 2;
@@ -163,6 +174,7 @@ describe.each(STORES)("on the %s store", (store) => {
               IDEMPOTENCY_LEASE_SECONDS: String(LEASE_SECONDS),
               CRASH_FAULTS: "on",
               IDEMPOTENCY_STORE: store,
+              STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
             },
             embeddedDataDir: dataDir,
           });
@@ -227,6 +239,48 @@ describe.each(STORES)("on the %s store", (store) => {
           if (run < RUNS_PER_POINT)
             await checkOneOrder(server, checkouts, account, key, answer, replay, order);
           if (run < REFUND_RUNS_PER_POINT) await refundRun(account, order);
+          if (run === 0 && store === "sql" && WEBHOOK_POINTS.includes(point))
+            await webhookRun(account);
+        }
+
+        /**
+         * A pending payment's event, delivered with the crash, then again:
+         * one state change, one shipment, one recorded event.
+         */
+        async function webhookRun(account: ApiAccount) {
+          const webhooks = newSummary("webhook", "pending");
+          const pending = await pendingOrder(account.token, server.baseUrl);
+          const delivery = signed(
+            stripeEvent("payment_intent.succeeded", {
+              id: pending.paymentIntentId,
+              object: "payment_intent",
+              status: "succeeded",
+            }),
+            { secret: WEBHOOK_SECRET },
+          );
+          await crashWith(
+            postWebhook({ ...delivery, base: server.baseUrl, headers: { "OncePay-Fault": point } }),
+          );
+          const again = await postWebhook({ ...delivery, base: server.baseUrl });
+          const rows = rowsAt(server.databaseUrl);
+          const fulfilment = (await rows.fulfilmentOf(account.id)).filter(
+            (order) => order.settled_by === "webhook",
+          );
+          const events = await rows.webhookEventsOf(pending.paymentIntentId);
+
+          webhooks.runs++;
+          webhooks.duplicateRows += Math.max(0, events.length - 1);
+          webhooks.lostRows += events.length === 0 ? 1 : 0;
+          webhooks.duplicateEffects += Math.max(0, (fulfilment[0]?.shipments ?? 0) - 1);
+          webhooks.answers.push(`${again.status} ${String(again.json.outcome)}`);
+
+          // Rolled back with its change, the event acts afresh; committed, it is a duplicate.
+          expect(again).toMatchObject({
+            status: 200,
+            json: { outcome: point === "crash-before-commit" ? "paid" : "duplicate" },
+          });
+          expect(fulfilment).toEqual([{ status: "paid", settled_by: "webhook", shipments: 1 }]);
+          expect(events).toHaveLength(1);
         }
 
         /** A refund crashed at the point, retried under its key until answered: one refund, everywhere. */

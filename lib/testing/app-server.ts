@@ -74,7 +74,9 @@ export async function startAppServer(options: AppServerOptions = {}): Promise<Ap
   // The launcher makes a key of its own and leaves it where this reads it.
   delete inherited.SIMULATOR_ADMIN_KEY;
   // The test signs events of its own with it (the launcher gives it to the simulator too).
-  const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
+  // A restart given the same one (options.env) checks what was signed before it.
+  const webhookSecret =
+    options.env?.STRIPE_WEBHOOK_SECRET ?? `whsec_${randomBytes(24).toString("base64url")}`;
 
   const output: string[] = [];
   const launcher = [process.execPath, ...typescriptScriptArgs("scripts/launch.mts", "start")];

@@ -93,6 +93,8 @@ export interface Rows {
   accountIdByTokenHash(tokenHash: string): Promise<string | undefined>;
   ordersOf(accountId: string): Promise<{ id: string; total_amount: number }[]>;
   paymentsOf(accountId: string): Promise<{ status: string; amount: number }[]>;
+  /** What the shop recorded of the events about one payment: each event's outcome. */
+  webhookEventsOf(paymentIntentId: string): Promise<{ event_id: string; outcome: string }[]>;
   /** The account's orders as fulfilment sees them: each one's status, who settled its payment, its shipments. */
   fulfilmentOf(
     accountId: string,
@@ -287,6 +289,13 @@ export function rowsIn(db: Queryable): Rows {
       const { rows } = await db.query<{ id: string; total_amount: number }>(
         `SELECT id, total_amount FROM orders WHERE account_id = $1 ORDER BY created_at`,
         [accountId],
+      );
+      return rows;
+    },
+    async webhookEventsOf(paymentIntentId) {
+      const { rows } = await db.query<{ event_id: string; outcome: string }>(
+        `SELECT event_id, outcome FROM webhook_events WHERE provider_payment_id = $1 ORDER BY received_at`,
+        [paymentIntentId],
       );
       return rows;
     },

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { inTransaction, type Transaction } from "@/lib/db/transaction";
+import { injectFault, type FaultName } from "@/lib/faults";
 import { settlePayment, type SettleResult } from "@/lib/payments/settle";
 import type { ProviderEvent } from "@/lib/webhooks/stripe-event";
 
@@ -30,6 +31,8 @@ export async function receiveEvent(
   pool: pg.Pool,
   provider: string,
   event: ProviderEvent,
+  /** A failure this delivery asked for (tests and demos only): the crash matrix's points. */
+  fault?: FaultName,
 ): Promise<EventOutcome> {
   return inTransaction(pool, async (tx) => {
     // The gate: of any number of copies, one inserts; the rest wait for its commit, then find it.
@@ -45,6 +48,8 @@ export async function receiveEvent(
       event.id,
       outcome,
     ]);
+    // The change is made and not committed: a crash here rolls it back with the event's id.
+    injectFault(fault, "before-commit");
     return outcome;
   });
 }
