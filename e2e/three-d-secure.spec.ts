@@ -52,6 +52,14 @@ for (const { width, height } of [
       path: testInfo.outputPath(`authenticated-${width}.png`),
       fullPage: true,
     });
+
+    // The ledger checks the shipment against the payment, and shows the event that settled it.
+    await page.getByTestId("see-orders").click();
+    const fulfilment = page.getByTestId("ledger-fulfilment");
+    await expect(fulfilment).toContainText("Shipped once");
+    await expect(fulfilment).toContainText("Settled by the provider's event.");
+    await expect(page.getByTestId("ledger-events")).toContainText("payment_intent.succeeded: paid");
+    await page.screenshot({ path: testInfo.outputPath(`ledger-${width}.png`), fullPage: true });
   });
 
   test(`by keyboard at ${width} px: Fail at the bank, and the shop says so; nothing ships`, async ({

@@ -21,9 +21,9 @@ export default async function OrdersPage({ searchParams }: PageProps<"/orders">)
         </h1>
         <p className="mt-2 max-w-2xl text-base leading-relaxed text-mocha">
           Newest first, grouped by purchase (the cart paid for), each order with the Idempotency-Key
-          it was made under and its refunds, and each purchase with the number of charges the
-          payment provider holds for it. Charges and refunds alike are checked against the
-          provider&apos;s own records.
+          it was made under, its shipment checked against its payment, and its refunds, and each
+          purchase with the number of charges the payment provider holds for it. Charges and refunds
+          alike are checked against the provider&apos;s own records.
         </p>
         {view.kind === "page" && (
           <OrdersLedger

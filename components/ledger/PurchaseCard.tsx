@@ -5,6 +5,7 @@ import { LAB_STRATEGY_INFO, labStrategyOfSource } from "@/lib/lab/strategies";
 import { formatMoney } from "@/components/ui/money";
 import { AlertIcon, CheckIcon, KeyIcon } from "@/components/ui/icons";
 import { formatInstant, keyPagePath } from "./format";
+import { OrderFulfilment } from "./OrderFulfilment";
 import { OrderRefunds } from "./OrderRefunds";
 
 /**
@@ -68,7 +69,7 @@ export function PurchaseCard({ purchase }: { purchase: LedgerPurchase }) {
 }
 
 function OrderRow({ row }: { row: LedgerRow }) {
-  const { order, storm, refunds } = row;
+  const { order, storm, refunds, fulfilment } = row;
   const lab = labStrategyOfSource(order.source);
   return (
     <li
@@ -129,6 +130,7 @@ function OrderRow({ row }: { row: LedgerRow }) {
           </Link>
         )}
       </p>
+      <OrderFulfilment status={order.status} fulfilment={fulfilment} />
       {refunds && (
         <OrderRefunds orderId={order.id} check={refunds} refundable={order.source === "checkout"} />
       )}

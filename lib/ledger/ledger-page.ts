@@ -1,6 +1,7 @@
 import type { Database } from "@/lib/db/client";
 import type { ListParams } from "@/lib/http/list-params";
 import type { LabStrategy } from "@/lib/lab/strategies";
+import { checkFulfilment, type OrderFulfilment } from "@/lib/ledger/order-fulfilment";
 import { checkOrderRefunds } from "@/lib/ledger/order-refunds";
 import { ordersPage } from "@/lib/ledger/orders";
 import { countPurchases } from "@/lib/ledger/purchase-count";
@@ -15,7 +16,8 @@ import { orderView, type OrderView } from "@/lib/orders/order-view";
  * payment provider's own count of its charges. A purchase of the checkout
  * must come to 1, and the page says so loudly when it does not; the lab's
  * broken strategies are there to show when it does not. Each paid order
- * comes with its refunds, ours against the provider's (refund-check.ts).
+ * comes with its refunds, ours against the provider's (refund-check.ts),
+ * and every order with its shipments against its status (order-fulfilment.ts).
  */
 export interface LedgerPurchase {
   cartId: string;
@@ -35,6 +37,8 @@ export interface LedgerRow {
   storm: { id: string; strategy: LabStrategy; size: number } | null;
   /** Its refunds, ours and the provider's; null for an order without a successful payment. */
   refunds: OrderRefundCheck | null;
+  /** Its shipments against its status, and the provider's events about its payment. */
+  fulfilment: OrderFulfilment;
 }
 
 export type LedgerPage =
@@ -57,7 +61,10 @@ export async function ledgerPage(
     groups.map((group) => group.cartId),
   );
   // After the charges: those lookups come first when the account's provider reads run short.
-  const refunds = await checkOrderRefunds(db, reads, page.orders);
+  const [refunds, fulfilment] = await Promise.all([
+    checkOrderRefunds(db, reads, page.orders),
+    checkFulfilment(db, page.orders),
+  ]);
   const purchases = groups.map(({ cartId, rows }): LedgerPurchase => {
     const purchase = counted.get(cartId)!;
     return {
@@ -71,6 +78,7 @@ export async function ledgerPage(
               ? { id: storm.id, strategy: storm.strategy, size: storm.size }
               : null,
           refunds: refunds.get(order.id) ?? null,
+          fulfilment: fulfilment.get(order.id)!,
         };
       }),
       orders: purchase.summary.orders,
