@@ -60,6 +60,12 @@ for (const { width, height } of [
     await expect(fulfilment).toContainText("Settled by the provider's event.");
     await expect(page.getByTestId("ledger-events")).toContainText("payment_intent.succeeded: paid");
     await page.screenshot({ path: testInfo.outputPath(`ledger-${width}.png`), fullPage: true });
+
+    // And the key's page: the payment, who settled it, and the event.
+    await page.getByTestId("ledger-key").click();
+    await expect(page.getByTestId("key-events")).toContainText("payment_intent.succeeded: paid");
+    await expect(page.getByTestId("key-payment")).toContainText("settled by the provider's event");
+    await page.screenshot({ path: testInfo.outputPath(`key-${width}.png`), fullPage: true });
   });
 
   test(`by keyboard at ${width} px: Fail at the bank, and the shop says so; nothing ships`, async ({

@@ -75,10 +75,22 @@ export function CheckoutMade({ inspection }: { inspection: CheckoutKeyInspection
       {inspection.payments.length > 0 && (
         <ul className="mt-2 space-y-1 text-xs text-mocha">
           {inspection.payments.map((payment) => (
-            <li key={payment.providerPaymentId}>
+            <li key={payment.providerPaymentId} data-testid="key-payment">
               Our payment record: {payment.status}, {formatMoney(payment.amount, payment.currency)},{" "}
               <code className="font-mono">{payment.providerPaymentId}</code>
               {payment.declineCode && ` (${payment.declineCode})`}
+              {payment.settledBy &&
+                `, settled by the ${payment.settledBy === "webhook" ? "provider's event" : "recovery worker"}`}
+              {payment.events.length > 0 && (
+                <ul className="mt-1 space-y-0.5 pl-3" data-testid="key-events">
+                  {payment.events.map((event) => (
+                    <li key={event.eventId} className="break-all">
+                      Event <code className="font-mono text-espresso">{event.type}</code>:{" "}
+                      {event.outcome} <span className="font-mono">({event.eventId})</span>
+                    </li>
+                  ))}
+                </ul>
+              )}
             </li>
           ))}
         </ul>

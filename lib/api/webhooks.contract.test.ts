@@ -3,7 +3,13 @@ import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LOCAL_SIMULATOR_SECRET_KEY } from "@/lib/payments/simulator/process";
 import { PROVIDER_KEY_METADATA } from "@/lib/payments/stripe-provider";
-import { createAccount, getOrder, postOrder, type ApiAccount } from "@/lib/testing/api-client";
+import {
+  baseUrl,
+  createAccount,
+  getOrder,
+  postOrder,
+  type ApiAccount,
+} from "@/lib/testing/api-client";
 import { closeTestDb } from "@/lib/testing/database";
 import { appSimulator } from "@/lib/testing/payment-simulator";
 import { itOnServer } from "@/lib/testing/postgres-server-only";
@@ -98,6 +104,20 @@ describe("a card that asks for 3-D Secure", () => {
     expect(JSON.parse(order.text)).toMatchObject({
       status: "paid",
       payment: { status: "succeeded" },
+    });
+    // The key's page tells the same: who settled the payment, and the event that did.
+    const key = await fetch(`${baseUrl()}/api/keys/${pending.key}`, {
+      headers: { Authorization: `Bearer ${account.token}` },
+    });
+    expect(await key.json()).toMatchObject({
+      payments: [
+        {
+          providerPaymentId: pending.paymentIntentId,
+          status: "succeeded",
+          settledBy: "webhook",
+          events: [{ type: "payment_intent.succeeded", outcome: "paid" }],
+        },
+      ],
     });
   });
 

@@ -43,6 +43,10 @@ export async function inspectCheckoutKey(
     db.payment.findMany({ where: { idempotencyKeyId: row.id }, orderBy: { createdAt: "asc" } }),
     providerView(reads, providerKey),
   ]);
+  const events = await db.webhookEvent.findMany({
+    where: { providerPaymentId: { in: payments.map((payment) => payment.providerPaymentId) } },
+    orderBy: [{ receivedAt: "asc" }, { eventId: "asc" }],
+  });
   const { requests, ...fields } = common;
   return {
     object: fields.object,
@@ -76,6 +80,15 @@ export async function inspectCheckoutKey(
       amount: payment.amount,
       currency: payment.currency,
       declineCode: payment.declineCode,
+      settledBy: payment.settledBy,
+      events: events
+        .filter((event) => event.providerPaymentId === payment.providerPaymentId)
+        .map((event) => ({
+          eventId: event.eventId,
+          type: event.type,
+          outcome: event.outcome,
+          receivedAt: event.receivedAt.toISOString(),
+        })),
     })),
     requests,
   };

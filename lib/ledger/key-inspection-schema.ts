@@ -115,9 +115,27 @@ export const checkoutKeySchema = z.object({
         amount: z.number().int(),
         currency: z.string(),
         declineCode: z.string().nullable(),
+        settledBy: z
+          .string()
+          .nullable()
+          .describe(
+            "Who settled a payment that waited on the shopper's bank (webhook, recovery); null when the provider's answer to the checkout did.",
+          ),
+        events: z
+          .array(
+            z.object({
+              eventId: z.string(),
+              type: z.string(),
+              outcome: z.string(),
+              receivedAt: timestamp,
+            }),
+          )
+          .describe(
+            "The provider's events the shop acted on for this payment, each once, with what it did.",
+          ),
       }),
     )
-    .describe("Our payment rows for the key: the paid one, or the decline."),
+    .describe("Our payment rows for the key: the paid one, the pending one, or the decline."),
   requests: keyFields.requests,
 });
 export type CheckoutKeyInspection = z.infer<typeof checkoutKeySchema>;

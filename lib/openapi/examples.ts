@@ -141,6 +141,15 @@ const keyInspection: ResponseBody<"IdempotencyKey"> = {
       amount: 5050,
       currency: "usd",
       declineCode: null,
+      settledBy: null,
+      events: [
+        {
+          eventId: "evt_1QkYVn2bS8dLhN4rT6wXpZ1a",
+          type: "payment_intent.succeeded",
+          outcome: "unchanged",
+          receivedAt: "2026-12-06T02:00:38.412Z",
+        },
+      ],
     },
   ],
   requests: {
