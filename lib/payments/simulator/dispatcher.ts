@@ -68,8 +68,6 @@ export interface AttemptResult {
 // Due deliveries claimed per round; a round's attempts run at once.
 const BATCH = 20;
 
-const CLAIM_RETURNING = `RETURNING d.id, d.attempts, d.event, d.endpoint, ev.body, e.url, e.secret, e.retry_schedule_ms, ev.seq`;
-
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private draining: Promise<void> | undefined;
@@ -115,20 +113,13 @@ export class WebhookDispatcher {
   private async drain(): Promise<void> {
     try {
       for (;;) {
-        const { rows } = await this.pool.query<ClaimedDelivery>(
-          `WITH due AS (
-             SELECT d.id FROM payment_simulator.webhook_deliveries d
-               JOIN payment_simulator.webhook_endpoints e ON e.id = d.endpoint
-              WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND NOT e.held
-              ORDER BY d.next_attempt_at, d.id
-              LIMIT $1
-                FOR UPDATE OF d SKIP LOCKED)
-           UPDATE payment_simulator.webhook_deliveries d
-              SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2)
-             FROM due, payment_simulator.events ev, payment_simulator.webhook_endpoints e
-            WHERE d.id = due.id AND ev.id = d.event AND e.id = d.endpoint
-           ${CLAIM_RETURNING}`,
-          [BATCH, this.leaseSeconds()],
+        const rows = await this.claimChosen(
+          `SELECT d.id FROM payment_simulator.webhook_deliveries d
+             JOIN payment_simulator.webhook_endpoints e ON e.id = d.endpoint
+            WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND NOT e.held
+            ORDER BY d.next_attempt_at, d.id
+            LIMIT $2`,
+          BATCH,
         );
         await Promise.all(rows.map((delivery) => this.attempt(delivery)));
         if (rows.length < BATCH || this.closed) return;
@@ -144,19 +135,33 @@ export class WebhookDispatcher {
    * API delivers them on demand), in the order of their events, oldest first.
    */
   async claim(ids: readonly string[]): Promise<ClaimedDelivery[]> {
-    const { rows } = await this.pool.query<ClaimedDelivery & { seq: string }>(
-      `WITH chosen AS (
-         SELECT d.id FROM payment_simulator.webhook_deliveries d
-          WHERE d.id = ANY($1::bigint[]) AND d.state = 'pending'
-            FOR UPDATE OF d SKIP LOCKED)
-       UPDATE payment_simulator.webhook_deliveries d
-          SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2)
-         FROM chosen, payment_simulator.events ev, payment_simulator.webhook_endpoints e
-        WHERE d.id = chosen.id AND ev.id = d.event AND e.id = d.endpoint
-       ${CLAIM_RETURNING}`,
-      [ids, this.leaseSeconds()],
+    const rows = await this.claimChosen(
+      `SELECT d.id FROM payment_simulator.webhook_deliveries d
+        WHERE d.id = ANY($2::bigint[]) AND d.state = 'pending'`,
+      ids,
     );
     return rows.sort((a, b) => Number(a.seq) - Number(b.seq) || Number(a.id) - Number(b.id));
+  }
+
+  /**
+   * Leases the deliveries `chosen` selects (which reads `parameter` as $2), skipping
+   * any another simulator holds: each gets its attempt counted and its next
+   * attempt pushed past this one's lease, in one statement.
+   */
+  private async claimChosen(
+    chosen: string,
+    parameter: unknown,
+  ): Promise<(ClaimedDelivery & { seq: string })[]> {
+    const { rows } = await this.pool.query<ClaimedDelivery & { seq: string }>(
+      `WITH chosen AS (${chosen} FOR UPDATE OF d SKIP LOCKED)
+       UPDATE payment_simulator.webhook_deliveries d
+          SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $1)
+         FROM chosen, payment_simulator.events ev, payment_simulator.webhook_endpoints e
+        WHERE d.id = chosen.id AND ev.id = d.event AND e.id = d.endpoint
+       RETURNING d.id, d.attempts, d.event, d.endpoint, ev.body, e.url, e.secret, e.retry_schedule_ms, ev.seq`,
+      [this.leaseSeconds(), parameter],
+    );
+    return rows;
   }
 
   /** One attempt of a claimed delivery: post it, then record what came of it. */
