@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -160,11 +161,16 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // advisory lock if they did).
     await migrate(databaseUrl);
 
+    // The provider's events come in through the balancer, as a shopper
+    // does, signed with one secret every instance checks; and the bank's
+    // 3-D Secure page sends shoppers back to the balancer, not an instance.
+    const webhookSecret = `whsec_${randomBytes(24).toString("base64url")}`;
     const simulator = await spawnPaymentSimulator({
       databaseUrl: options.databaseUrl,
       port: await freePort(),
       apiKeys: [LOCAL_SIMULATOR_SECRET_KEY],
       adminKey: options.simulatorAdminKey,
+      webhook: { url: `${balancer.url}/api/webhooks/stripe`, secret: webhookSecret },
     });
     started.push(simulator);
     const providerUrl = options.providerUrl
@@ -191,7 +197,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           directDatabaseUrl: databaseUrl,
           paymentSimulatorUrl: providerUrl,
           stripeSecretKey: LOCAL_SIMULATOR_SECRET_KEY,
-          env: { DATABASE_POOL_MAX: String(options.instancePoolMax), ...options.instanceEnv },
+          env: {
+            DATABASE_POOL_MAX: String(options.instancePoolMax),
+            STRIPE_WEBHOOK_SECRET: webhookSecret,
+            PUBLIC_URL: balancer.url,
+            ...options.instanceEnv,
+          },
           output: outputOf(name),
         }).then((instance) => {
           started.push(instance.process);
