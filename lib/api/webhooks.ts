@@ -10,7 +10,11 @@ import { addToContext } from "@/lib/observability/request-context";
 import { getServices } from "@/lib/services";
 import type { WebhookReceipt } from "@/lib/webhooks/receipt";
 import { PaymentNotRecordedYet, receiveEvent } from "@/lib/webhooks/receive";
-import { EventRefused, verifiedStripeEvent } from "@/lib/webhooks/stripe-event";
+import {
+  EventRefused,
+  SIGNATURE_TOLERANCE_SECONDS,
+  verifiedStripeEvent,
+} from "@/lib/webhooks/stripe-event";
 
 /**
  * POST /api/webhooks/stripe: the provider's events, each acted on once.
@@ -72,7 +76,7 @@ export async function receiveStripeWebhook(request: Request): Promise<Response> 
           type: problemType("webhook-signature-invalid"),
           title: "Webhook signature invalid",
           status: 400,
-          detail: `${error.message} Nothing was done: only an event signed with this endpoint's secret, within ${SIGNATURE_TOLERANCE_TEXT}, is acted on.`,
+          detail: `${error.message} Nothing was done: only an event signed with this endpoint's secret, within ${SIGNATURE_TOLERANCE_SECONDS} s of its timestamp, is acted on.`,
         })
       : requestProblemResponse("malformed-json", `${error.message} Nothing was done.`);
   }
@@ -103,5 +107,3 @@ export async function receiveStripeWebhook(request: Request): Promise<Response> 
     );
   }
 }
-
-const SIGNATURE_TOLERANCE_TEXT = "five minutes of its timestamp";
