@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { itOnServer } from "@/lib/testing/postgres-server-only";
 import {
   ledgerFor,
   eventsOf,
@@ -237,7 +238,8 @@ describe("a card that requires authentication (pm_card_authenticationRequired)",
   });
 
   // A race needs connections that really run at once: PGlite serialises everything.
-  it.runIf(inject("realPostgres"))(
+  itOnServer(
+    "concurrency",
     "settles once under 20 submissions at once, Complete and Fail mixed: one charge, one event",
     async () => {
       const { stripe, intent, key } = await authenticationRequired();
