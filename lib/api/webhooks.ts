@@ -14,6 +14,7 @@ import {
   EventRefused,
   SIGNATURE_TOLERANCE_SECONDS,
   verifiedStripeEvent,
+  type ProviderEvent,
 } from "@/lib/webhooks/stripe-event";
 
 /**
@@ -34,18 +35,35 @@ const NOT_CONFIGURED_RETRY_AFTER_SECONDS = 60;
 
 export async function receiveStripeWebhook(request: Request): Promise<Response> {
   const secret = serverEnv().STRIPE_WEBHOOK_SECRET;
-  if (!secret) {
-    return problemResponse(
-      {
-        type: problemType("webhook-not-configured"),
-        title: "Webhooks not configured",
-        status: 503,
-        detail:
-          "This server has no STRIPE_WEBHOOK_SECRET, so it can verify no event. Nothing was done; set it (npm start makes one) and the provider's retries get through.",
-      },
-      { [RETRY_AFTER_HEADER]: String(NOT_CONFIGURED_RETRY_AFTER_SECONDS) },
-    );
+  if (!secret) return notConfigured();
+  const body = await readEventBody(request);
+  if (body instanceof Response) return body;
+
+  let event: ProviderEvent;
+  try {
+    event = verifiedStripeEvent(body, request.headers.get("stripe-signature"), secret);
+  } catch (error) {
+    if (!(error instanceof EventRefused)) throw error;
+    return refused(error);
   }
+  addToContext({ eventId: event.id });
+  const { pool, paymentProvider } = getServices();
+  const fault = requestedFault(request);
+  try {
+    const outcome = await receiveEvent(pool, paymentProvider.name, event, fault);
+    // Committed, and no 2xx sent yet: the provider will deliver it again.
+    injectFault(fault, "after-commit");
+    log.info("webhook.received", { eventId: event.id, type: event.type, outcome });
+    const receipt: WebhookReceipt = { received: true, eventId: event.id, outcome };
+    return jsonResponse(200, receipt);
+  } catch (error) {
+    if (!(error instanceof PaymentNotRecordedYet)) throw error;
+    return notRecordedYet(event, error);
+  }
+}
+
+/** The body's exact bytes, or the answer that refuses it: not JSON, cut off, or too large. */
+async function readEventBody(request: Request): Promise<Uint8Array | Response> {
   const mediaType = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (mediaType !== "application/json")
     return requestProblemResponse(
@@ -64,46 +82,46 @@ export async function receiveStripeWebhook(request: Request): Promise<Response> 
       "body-too-large",
       `An event's body is at most ${MAX_EVENT_BYTES} bytes. Nothing was done.`,
     );
+  return body;
+}
 
-  let event;
-  try {
-    event = verifiedStripeEvent(body, request.headers.get("stripe-signature"), secret);
-  } catch (error) {
-    if (!(error instanceof EventRefused)) throw error;
-    log.warn("webhook.refused", { reason: error.reason, detail: error.message });
-    return error.reason === "signature"
-      ? problemResponse({
-          type: problemType("webhook-signature-invalid"),
-          title: "Webhook signature invalid",
-          status: 400,
-          detail: `${error.message} Nothing was done: only an event signed with this endpoint's secret, within ${SIGNATURE_TOLERANCE_SECONDS} s of its timestamp, is acted on.`,
-        })
-      : requestProblemResponse("malformed-json", `${error.message} Nothing was done.`);
-  }
-  addToContext({ eventId: event.id });
-  const { pool, paymentProvider } = getServices();
-  const fault = requestedFault(request);
-  try {
-    const outcome = await receiveEvent(pool, paymentProvider.name, event, fault);
-    // Committed, and no 2xx sent yet: the provider will deliver it again.
-    injectFault(fault, "after-commit");
-    log.info("webhook.received", { eventId: event.id, type: event.type, outcome });
-    const receipt: WebhookReceipt = { received: true, eventId: event.id, outcome };
-    return jsonResponse(200, receipt);
-  } catch (error) {
-    if (!(error instanceof PaymentNotRecordedYet)) throw error;
-    log.info("webhook.payment_not_recorded_yet", {
-      eventId: event.id,
-      paymentIntentId: error.paymentIntentId,
-    });
-    return problemResponse(
-      {
-        type: problemType("payment-not-recorded-yet"),
-        title: "Payment not recorded yet",
-        status: 503,
-        detail: `Payment ${error.paymentIntentId} is the shop's, and its checkout has not recorded it yet. Nothing was done; deliver the event again and it will be acted on.`,
-      },
-      { [RETRY_AFTER_HEADER]: String(NOT_RECORDED_RETRY_AFTER_SECONDS) },
-    );
-  }
+function notConfigured(): Response {
+  return problemResponse(
+    {
+      type: problemType("webhook-not-configured"),
+      title: "Webhooks not configured",
+      status: 503,
+      detail:
+        "This server has no STRIPE_WEBHOOK_SECRET, so it can verify no event. Nothing was done; set it (npm start makes one) and the provider's retries get through.",
+    },
+    { [RETRY_AFTER_HEADER]: String(NOT_CONFIGURED_RETRY_AFTER_SECONDS) },
+  );
+}
+
+function refused(error: EventRefused): Response {
+  log.warn("webhook.refused", { reason: error.reason, detail: error.message });
+  if (error.reason === "malformed")
+    return requestProblemResponse("malformed-json", `${error.message} Nothing was done.`);
+  return problemResponse({
+    type: problemType("webhook-signature-invalid"),
+    title: "Webhook signature invalid",
+    status: 400,
+    detail: `${error.message} Nothing was done: only an event signed with this endpoint's secret, within ${SIGNATURE_TOLERANCE_SECONDS} s of its timestamp, is acted on.`,
+  });
+}
+
+function notRecordedYet(event: ProviderEvent, error: PaymentNotRecordedYet): Response {
+  log.info("webhook.payment_not_recorded_yet", {
+    eventId: event.id,
+    paymentIntentId: error.paymentIntentId,
+  });
+  return problemResponse(
+    {
+      type: problemType("payment-not-recorded-yet"),
+      title: "Payment not recorded yet",
+      status: 503,
+      detail: `Payment ${error.paymentIntentId} is the shop's, and its checkout has not recorded it yet. Nothing was done; deliver the event again and it will be acted on.`,
+    },
+    { [RETRY_AFTER_HEADER]: String(NOT_RECORDED_RETRY_AFTER_SECONDS) },
+  );
 }

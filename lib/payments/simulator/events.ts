@@ -29,6 +29,13 @@ export interface EventOrigin {
 
 export const NO_API_REQUEST: EventOrigin = { requestId: null, idempotencyKey: null };
 
+/**
+ * When a new event's first attempt is due: a moment after its change, as
+ * Stripe's events come after its answer to the request that made them, so
+ * a merchant that records that answer has usually done so by then.
+ */
+const FIRST_ATTEMPT_DELAY_MS = 250;
+
 export interface NewEvent {
   account: string;
   type: EventType;
@@ -65,9 +72,9 @@ export async function recordEvent(tx: Transaction, event: NewEvent): Promise<str
   );
   if (endpoints.length > 0) {
     await tx.query(
-      `INSERT INTO payment_simulator.webhook_deliveries (event, endpoint)
-       SELECT $1, unnest($2::text[])`,
-      [id, endpoints.map((endpoint) => endpoint.id)],
+      `INSERT INTO payment_simulator.webhook_deliveries (event, endpoint, next_attempt_at)
+       SELECT $1, unnest($2::text[]), clock_timestamp() + make_interval(secs => $3::float8 / 1000)`,
+      [id, endpoints.map((endpoint) => endpoint.id), FIRST_ATTEMPT_DELAY_MS],
     );
   }
   return id;
