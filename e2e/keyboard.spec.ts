@@ -1,5 +1,6 @@
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
 import { accountIdOf, closeDatabase, ordersOf, paymentsOf } from "@/lib/testing/e2e/database";
+import { tabTo } from "./tab";
 
 /**
  * The checkout without a mouse: only Tab, Shift+Tab, Enter, Space and the
@@ -8,21 +9,6 @@ import { accountIdOf, closeDatabase, ordersOf, paymentsOf } from "@/lib/testing/
  * only as long as a request), and the outcome is checked in the database.
  */
 test.afterAll(closeDatabase);
-
-/** The most presses any control in the shop is away from another, with room to spare. */
-const MAX_TABS = 80;
-
-/**
- * Presses Tab (or Shift+Tab) until `target` has the focus, as a person tabs
- * through the page; fails if the tab order never reaches it.
- */
-async function tabTo(page: Page, target: Locator, key: "Tab" | "Shift+Tab" = "Tab") {
-  for (let presses = 0; presses < MAX_TABS; presses++) {
-    if (await target.evaluate((element) => element === document.activeElement)) return;
-    await page.keyboard.press(key);
-  }
-  throw new Error(`${MAX_TABS} presses of ${key} never reached ${target}`);
-}
 
 /**
  * Records, from the first paint on, every text the cart's live regions

@@ -1,5 +1,6 @@
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { accountIdOf, closeDatabase, fulfilmentOf } from "@/lib/testing/e2e/database";
+import { tabTo } from "./tab";
 
 /**
  * 3-D Secure in the browser: the card that asks for authentication takes
@@ -12,14 +13,6 @@ import { accountIdOf, closeDatabase, fulfilmentOf } from "@/lib/testing/e2e/data
 test.afterAll(closeDatabase);
 
 const CARD = "pm_card_authenticationRequired";
-
-async function tabTo(page: Page, target: Locator) {
-  for (let presses = 0; presses < 80; presses++) {
-    if (await target.evaluate((element) => element === document.activeElement)) return;
-    await page.keyboard.press("Tab");
-  }
-  throw new Error(`Tab never reached ${target}`);
-}
 
 for (const { width, height } of [
   { width: 1280, height: 900 },
