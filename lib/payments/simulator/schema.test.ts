@@ -26,14 +26,14 @@ async function simulatorTables(url: string): Promise<string[]> {
   }
 }
 
+/** A simulator on `url`, as each start-up below makes one. */
+const startOn = (url: string) =>
+  startPaymentSimulator({ databaseUrl: url, poolMax: 2, adminKey: newAdminKey() });
+
 describe("the simulator's schema", () => {
   it("is created in its own schema on an empty database, and kept (with its ledger) on the next start", async () => {
     await withFreshDatabase(async (url) => {
-      const first = await startPaymentSimulator({
-        databaseUrl: url,
-        poolMax: 2,
-        adminKey: newAdminKey(),
-      });
+      const first = await startOn(url);
       const secretKey = await newSecretKey(first);
       const intent = await stripeFor(first, secretKey).paymentIntents.create({
         amount: 1900,
@@ -43,11 +43,7 @@ describe("the simulator's schema", () => {
       });
       await first.close();
 
-      const second = await startPaymentSimulator({
-        databaseUrl: url,
-        poolMax: 2,
-        adminKey: newAdminKey(),
-      });
+      const second = await startOn(url);
       try {
         expect(await simulatorTables(url)).toEqual([
           "api_keys",
@@ -71,11 +67,7 @@ describe("the simulator's schema", () => {
 
   it("gives a database made before refunds what they need on the next start: the refunds table, and charges' running total", async () => {
     await withFreshDatabase(async (url) => {
-      const first = await startPaymentSimulator({
-        databaseUrl: url,
-        poolMax: 2,
-        adminKey: newAdminKey(),
-      });
+      const first = await startOn(url);
       const secretKey = await newSecretKey(first);
       const intent = await stripeFor(first, secretKey).paymentIntents.create({
         amount: 1900,
@@ -94,11 +86,7 @@ describe("the simulator's schema", () => {
         await client.end();
       }
 
-      const second = await startPaymentSimulator({
-        databaseUrl: url,
-        poolMax: 2,
-        adminKey: newAdminKey(),
-      });
+      const second = await startOn(url);
       try {
         const stripe = stripeFor(second, secretKey);
         expect(await stripe.charges.retrieve(intent.latest_charge as string)).toMatchObject({
@@ -115,11 +103,7 @@ describe("the simulator's schema", () => {
 
   it("widens a database made before 3-D Secure on the next start, so an intent can wait in requires_action", async () => {
     await withFreshDatabase(async (url) => {
-      const first = await startPaymentSimulator({
-        databaseUrl: url,
-        poolMax: 2,
-        adminKey: newAdminKey(),
-      });
+      const first = await startOn(url);
       const secretKey = await newSecretKey(first);
       await first.close();
       // Such a database: the status CHECK without requires_action, no 3-D Secure columns.
@@ -134,11 +118,7 @@ describe("the simulator's schema", () => {
         await client.end();
       }
 
-      const second = await startPaymentSimulator({
-        databaseUrl: url,
-        poolMax: 2,
-        adminKey: newAdminKey(),
-      });
+      const second = await startOn(url);
       try {
         const intent = await stripeFor(second, secretKey).paymentIntents.create({
           amount: 1900,
