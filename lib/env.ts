@@ -84,6 +84,10 @@ const serverEnvSchema = z.object({
       "STRIPE_SECRET_KEY must be a Stripe test-mode key (sk_test_…): OncePay never charges real cards",
     ),
   PAYMENT_SIMULATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // The simulator's admin key, which the launcher gives the app only with
+  // DEMO_FAULTS=on: the "Duplicate webhooks" demo asks the simulator to
+  // deliver an event again. Unset: that demo is unavailable.
+  SIMULATOR_ADMIN_KEY: z.string().min(32).optional(),
   // What POST /api/webhooks/stripe checks each event's Stripe-Signature
   // with. The launcher makes one and gives it to the simulator too; with
   // Stripe itself it is the endpoint's signing secret. Unset: the endpoint

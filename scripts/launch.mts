@@ -197,8 +197,9 @@ async function startPayments(
     console.log("[oncepay] payments: Stripe test mode (from STRIPE_SECRET_KEY)");
     return { env: { STRIPE_SECRET_KEY: env.STRIPE_SECRET_KEY } };
   }
-  // The app never calls the admin API; the key is for tests and tools,
-  // which read it from the file (or were the ones to give it).
+  // The key is for tests and tools, which read it from the file (or were
+  // the ones to give it), and for the app only with demo faults on: its
+  // "Duplicate webhooks" demo asks the simulator to deliver events again.
   const adminKey =
     env.SIMULATOR_ADMIN_KEY ??
     (await keptSecret(env.SIMULATOR_ADMIN_KEY_FILE, "payment simulator admin key"));
@@ -216,7 +217,11 @@ async function startPayments(
     `[oncepay] payments: Stripe API at the local payment simulator ${simulator.url} (no STRIPE_SECRET_KEY set); admin key ${env.SIMULATOR_ADMIN_KEY ? "from SIMULATOR_ADMIN_KEY" : `in ${env.SIMULATOR_ADMIN_KEY_FILE}`}`,
   );
   return {
-    env: { PAYMENT_SIMULATOR_URL: simulator.url, STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY },
+    env: {
+      PAYMENT_SIMULATOR_URL: simulator.url,
+      STRIPE_SECRET_KEY: LOCAL_SIMULATOR_SECRET_KEY,
+      ...(demoFaults === "on" && { SIMULATOR_ADMIN_KEY: adminKey }),
+    },
     simulator,
   };
 }

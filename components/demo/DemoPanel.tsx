@@ -59,8 +59,8 @@ export function DemoPanel({ demo, paying }: DemoPanelProps) {
           <span>
             <strong className="font-semibold">Server-side scenarios are unavailable.</strong>{" "}
             {availability.reason} Start the app with{" "}
-            <code className="font-mono text-xs">DEMO_FAULTS=on</code> to use them; Double-click
-            works without it.
+            <code className="font-mono text-xs">DEMO_FAULTS=on</code> to use them; Double-click and
+            3-D Secure work without it.
           </span>
         </p>
       )}

@@ -8,6 +8,7 @@ import {
   getDemoSettings,
   isDemoScenarioId,
   putDemoSettings,
+  type DemoScenario,
   type DemoScenarioId,
   type ServerFaults,
 } from "@/lib/client/demo";
@@ -50,8 +51,10 @@ function hasFaults(faults: ServerFaults): boolean {
  * switched off again (PUT zeros) when the payment settles or another
  * scenario is chosen, so one scenario never leaks into the next.
  */
-export function useDemoScenario() {
+export function useDemoScenario({ onArmed }: { onArmed?: (scenario: DemoScenario) => void } = {}) {
   const [scenarioId, setScenarioId] = useState<DemoScenarioId>("none");
+  // The scenario of the payment that settled last: what follows it on the confirmation.
+  const [lastRun, setLastRun] = useState<DemoScenario | null>(null);
   const [slowDelayMs, setSlowDelayMs] = useState(DEFAULT_SLOW_DELAY_MS);
   const [serverFaults, setServerFaults] = useState<ServerFaults>(NO_FAULTS);
   const [availability, setAvailability] = useState<DemoAvailability>({ kind: "checking" });
@@ -61,6 +64,15 @@ export function useDemoScenario() {
   useEffect(() => {
     let cancelled = false;
     const restored = recall();
+    // Armed again at once, before the page's payment can settle: back from
+    // the bank's page, the order may be settled on the first look, and
+    // finishRun must find the scenario it ends. (A microtask, as the
+    // checkout's own resume: the first paint is the server's plain page.)
+    queueMicrotask(() => {
+      if (cancelled || !restored) return;
+      setScenarioId(restored.id);
+      setSlowDelayMs(restored.slowDelayMs);
+    });
     void getDemoSettings().then((result) => {
       if (cancelled) return;
       if (!result.ok) {
@@ -76,11 +88,6 @@ export function useDemoScenario() {
               reason: "The app is running without demo faults (DEMO_FAULTS is not on).",
             },
       );
-      // After a reload, the scenario that was armed is still armed (its faults are still on at the server).
-      if (restored) {
-        setScenarioId(restored.id);
-        setSlowDelayMs(restored.slowDelayMs);
-      }
     });
     return () => {
       cancelled = true;
@@ -108,6 +115,8 @@ export function useDemoScenario() {
         : NO_FAULTS;
     // The choice shows at once; Pay waits ("applying") until the server has it.
     setScenarioId(id);
+    setLastRun(null);
+    onArmed?.(scenario);
     setApplying(true);
     setNotice(null);
     try {
@@ -135,7 +144,9 @@ export function useDemoScenario() {
   /** The payment settled: disarm the scenario and switch its faults off. */
   async function finishRun() {
     if (scenarioId === "none" && !hasFaults(serverFaults)) return;
-    const label = demoScenario(scenarioId).label;
+    const finished = demoScenario(scenarioId);
+    const label = finished.label;
+    setLastRun(finished);
     setScenarioId("none");
     remember("none", slowDelayMs);
     const reset = await applyFaults(NO_FAULTS);
@@ -148,6 +159,7 @@ export function useDemoScenario() {
 
   return {
     scenario: demoScenario(scenarioId),
+    lastRun,
     slowDelayMs,
     serverFaults,
     availability,

@@ -10,6 +10,7 @@ import { DesignComparison } from "./DesignComparison";
 import { StormHistory } from "./StormHistory";
 import { StrategyRow } from "./StrategyRow";
 import { useStrategyLab } from "./useStrategyLab";
+import { WebhookStorms } from "./WebhookStorms";
 
 interface StrategyLabProps {
   /** The storm sizes this server allows. */
@@ -172,6 +173,8 @@ export function StrategyLab({
         keyExpirySeconds={keyExpirySeconds}
         leaseSeconds={leaseSeconds}
       />
+
+      <WebhookStorms sizes={sizes} enabled={brokenStrategiesEnabled} />
 
       <StormHistory reports={lab.history} />
     </div>

@@ -2,12 +2,13 @@
 
 import Link from "next/link";
 import { useEffect, useRef, type ReactNode, type RefObject } from "react";
-import { PAYMENT_METHODS, type Order } from "@/lib/client/api-types";
+import { PAYMENT_METHODS, THREE_D_SECURE_CARD, type Order } from "@/lib/client/api-types";
 import { paidOutcome } from "@/lib/client/purchase";
 import { keyPagePath } from "@/components/ledger/format";
 import { formatMoney } from "@/components/ui/money";
 import { focusOutcome } from "@/components/ui/focus";
 import { AlertIcon, CheckIcon, RepeatIcon, Spinner } from "@/components/ui/icons";
+import { ProviderEvents } from "./ProviderEvents";
 import { PURCHASE_DAMAGE_HEADING_ID, PurchaseDamage } from "./PurchaseDamage";
 import { usePurchase } from "./usePurchase";
 
@@ -17,6 +18,8 @@ interface OrderConfirmationProps {
   /** Null only when the lab's broken strategy paid without a key. */
   idempotencyKey: string | null;
   attempts: number;
+  /** The "Duplicate webhooks" demo ran: have the provider deliver the order's events again. */
+  redeliverWebhooks: boolean;
   onNewOrder: () => void;
 }
 
@@ -40,6 +43,7 @@ export function OrderConfirmation({
   replayed,
   idempotencyKey,
   attempts,
+  redeliverWebhooks,
   onNewOrder,
 }: OrderConfirmationProps) {
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -167,6 +171,11 @@ export function OrderConfirmation({
             </>
           )}
         </dl>
+      )}
+
+      {/* Settled by the provider's event, not by the checkout's answer: show the deliveries. */}
+      {payment?.paymentMethod === THREE_D_SECURE_CARD && outcome !== "damaged" && (
+        <ProviderEvents orderId={order.id} redeliver={redeliverWebhooks} />
       )}
 
       <ul className="mt-4 divide-y divide-sand text-sm" aria-label="Items in this order">

@@ -31,7 +31,12 @@ export function Shop({ products }: { products: readonly Product[] }) {
   const productsHeadingRef = useRef<HTMLHeadingElement>(null);
   const [pressGuard] = useState(() => createPressGuard());
 
-  const demo = useDemoScenario();
+  const demo = useDemoScenario({
+    // A scenario that needs a card (3-D Secure) picks it where the shopper sees it.
+    onArmed: (scenario) => {
+      if (scenario.paymentMethod) setPaymentMethod(scenario.paymentMethod);
+    },
+  });
   const checkout = useCheckout({
     onRestore: (intent: RestoredCart) => {
       cartIdRef.current = intent.cartId;
@@ -191,6 +196,7 @@ export function Shop({ products }: { products: readonly Product[] }) {
               replayed={paid.replayed}
               idempotencyKey={paid.key}
               attempts={paid.attempts}
+              redeliverWebhooks={demo.lastRun?.redeliversWebhooks === true}
               onNewOrder={startNewOrder}
             />
           ) : (

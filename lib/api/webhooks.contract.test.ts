@@ -16,7 +16,9 @@ import { itOnServer } from "@/lib/testing/postgres-server-only";
 import {
   answerChallenge,
   eventRecorded,
+  loggedDeliveries,
   orderState,
+  orderWebhooks,
   pendingOrder,
   postWebhook,
   recordedEvents,
@@ -152,6 +154,19 @@ describe("each event is acted on once", () => {
     expect(first).toMatchObject({ status: 200, json: { received: true, outcome: "paid" } });
     expect(second).toMatchObject({ status: 200, json: { outcome: "duplicate" } });
     expect(await orderState(pending.id)).toMatchObject({ status: "paid", shipments: 1 });
+    // The log keeps both deliveries; the order's account reads them, another gets 404.
+    const seen = await orderWebhooks(account.token, pending.id);
+    expect(seen).toMatchObject({
+      status: 200,
+      json: { object: "order_webhooks", orderId: pending.id, shipments: 1 },
+    });
+    expect(seen.json.deliveries).toMatchObject([
+      { eventId: JSON.parse(delivery.body).id, type: "payment_intent.succeeded", outcome: "paid" },
+      { eventId: JSON.parse(delivery.body).id, outcome: "duplicate" },
+    ]);
+    const stranger = await createAccount();
+    expect((await orderWebhooks(stranger.token, pending.id)).status).toBe(404);
+    expect((await orderWebhooks(account.token, "not-a-uuid")).status).toBe(404);
   });
 
   it("an event older than the state changes nothing: a failure after a success, a success after a failure", async () => {
@@ -206,6 +221,8 @@ describe("each event is acted on once", () => {
     expect(answer.headers.get("retry-after")).toBe("1");
     expect(answer.json.type).toBe("/problems/payment-not-recorded-yet");
     expect(await eventRecorded(event.id)).toBe(false);
+    // Refused, and still a delivery the log shows.
+    expect(await loggedDeliveries(event.data.object.id)).toEqual(["not_recorded_yet"]);
   });
 
   it("a payment that is not the shop's: 200 not_ours, recorded", async () => {
@@ -236,8 +253,62 @@ describe("each event is acted on once", () => {
       expect(outcomes.filter((outcome) => outcome === "200 duplicate")).toHaveLength(49);
       expect(await orderState(pending.id)).toMatchObject({ status: "paid", shipments: 1 });
       expect(await recordedEvents(pending.paymentIntentId)).toHaveLength(1);
+      const logged = await loggedDeliveries(pending.paymentIntentId);
+      expect(logged).toHaveLength(50);
+      expect(logged.filter((outcome) => outcome === "duplicate")).toHaveLength(49);
     },
   );
+});
+
+describe("the Duplicate webhooks demo: the provider delivers a paid order's event again", () => {
+  async function redeliver(token: string, body: unknown) {
+    const response = await fetch(`${baseUrl()}/api/demo/webhook-redeliveries`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  }
+
+  it("13 more copies, 10 at once and 3 late: the log shows 14 deliveries, one that paid; the order shipped once", async () => {
+    const pending = await pendingOrder(account.token);
+    await answerChallenge(pending.challengeUrl, "complete");
+    await vi.waitFor(
+      async () => expect(await orderState(pending.id)).toMatchObject({ status: "paid" }),
+      poll,
+    );
+
+    const asked = await redeliver(account.token, { orderId: pending.id });
+
+    expect(asked).toMatchObject({
+      status: 200,
+      json: {
+        object: "webhook_redelivery",
+        orderId: pending.id,
+        events: [{ type: "payment_intent.succeeded" }],
+        copiesPerEvent: 13,
+      },
+    });
+    await vi.waitFor(async () => {
+      const seen = await orderWebhooks(account.token, pending.id);
+      const outcomes = (seen.json.deliveries as { outcome: string }[]).map((d) => d.outcome);
+      expect(outcomes).toHaveLength(14);
+      expect(outcomes.filter((outcome) => outcome === "paid")).toHaveLength(1);
+      expect(outcomes.filter((outcome) => outcome === "duplicate")).toHaveLength(13);
+    }, poll);
+    expect(await orderState(pending.id)).toMatchObject({ status: "paid", shipments: 1 });
+  });
+
+  it("only for the caller's own order (404), with an order id (400)", async () => {
+    const pending = await pendingOrder(account.token);
+    const stranger = await createAccount();
+
+    expect((await redeliver(stranger.token, { orderId: pending.id })).status).toBe(404);
+    expect((await redeliver(account.token, { orderId: "nope" })).json.type).toBe(
+      "/problems/invalid-body",
+    );
+    expect((await redeliver(account.token, [])).status).toBe(400);
+  });
 });
 
 describe("what is refused changes nothing (4xx, nothing recorded)", () => {

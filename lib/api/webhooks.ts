@@ -1,6 +1,6 @@
 import { readAtMost } from "@oncepay/idempotency/request";
 import { serverEnv } from "@/lib/env";
-import { injectFault, requestedFault } from "@/lib/faults";
+import { injectFault, requestedFault, type FaultName } from "@/lib/faults";
 import { RETRY_AFTER_HEADER } from "@/lib/http/headers";
 import { jsonResponse } from "@/lib/http/json";
 import { problemResponse, problemType } from "@/lib/http/problem";
@@ -8,6 +8,7 @@ import { requestProblemResponse } from "@/lib/http/request-problems";
 import { log } from "@/lib/log";
 import { addToContext } from "@/lib/observability/request-context";
 import { getServices } from "@/lib/services";
+import { logDelivery } from "@/lib/webhooks/delivery-log";
 import type { WebhookReceipt } from "@/lib/webhooks/receipt";
 import { PaymentNotRecordedYet, receiveEvent } from "@/lib/webhooks/receive";
 import {
@@ -34,6 +35,20 @@ const NOT_RECORDED_RETRY_AFTER_SECONDS = 1;
 const NOT_CONFIGURED_RETRY_AFTER_SECONDS = 60;
 
 export async function receiveStripeWebhook(request: Request): Promise<Response> {
+  const { pool, paymentProvider } = getServices();
+  return receiveWebhook(request, (event, fault) =>
+    receiveEvent(pool, paymentProvider.name, event, fault),
+  );
+}
+
+/** What acts on a verified event: the shop's receiveEvent, or (in the lab) a handler storming beside it. */
+export type ActOnEvent = (
+  event: ProviderEvent,
+  fault: FaultName | undefined,
+) => Promise<WebhookReceipt["outcome"]>;
+
+/** The endpoint's work around `act`: the body read, the signature checked, the answer and its refusals. */
+export async function receiveWebhook(request: Request, act: ActOnEvent): Promise<Response> {
   const secret = serverEnv().STRIPE_WEBHOOK_SECRET;
   if (!secret) return notConfigured();
   const body = await readEventBody(request);
@@ -47,10 +62,10 @@ export async function receiveStripeWebhook(request: Request): Promise<Response> 
     return refused(error);
   }
   addToContext({ eventId: event.id });
-  const { pool, paymentProvider } = getServices();
+  const { pool } = getServices();
   const fault = requestedFault(request);
   try {
-    const outcome = await receiveEvent(pool, paymentProvider.name, event, fault);
+    const outcome = await act(event, fault);
     // Committed, and no 2xx sent yet: the provider will deliver it again.
     injectFault(fault, "after-commit");
     log.info("webhook.received", { eventId: event.id, type: event.type, outcome });
@@ -58,6 +73,8 @@ export async function receiveStripeWebhook(request: Request): Promise<Response> 
     return jsonResponse(200, receipt);
   } catch (error) {
     if (!(error instanceof PaymentNotRecordedYet)) throw error;
+    // Its transaction is rolled back; the refusal is still a delivery the log shows.
+    await logDelivery(pool, event, "not_recorded_yet");
     return notRecordedYet(event, error);
   }
 }

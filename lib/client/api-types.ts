@@ -22,6 +22,9 @@ const PAYMENT_METHOD_LABELS: Record<PaymentMethod, string> = {
   pm_card_authenticationRequired: "Test card: 3-D Secure",
 };
 
+/** The card whose bank asks the shopper to authenticate: its payments are settled by the provider's event. */
+export const THREE_D_SECURE_CARD: PaymentMethod = "pm_card_authenticationRequired";
+
 export const PAYMENT_METHODS: readonly { id: PaymentMethod; label: string }[] = (
   Object.keys(PAYMENT_METHOD_LABELS) as PaymentMethod[]
 ).map((id) => ({ id, label: PAYMENT_METHOD_LABELS[id] }));

@@ -84,11 +84,26 @@ describe("demo scenarios", () => {
     ]);
   });
 
+  it("pays with the 3-D Secure card in the webhook scenarios, and only the duplicates ask the provider for more", () => {
+    const webhookScenarios = DEMO_SCENARIOS.filter((s) => s.paymentMethod);
+    expect(
+      webhookScenarios.map((s) => [s.id, s.paymentMethod, Boolean(s.redeliversWebhooks)]),
+    ).toEqual([
+      ["three-d-secure", "pm_card_authenticationRequired", false],
+      ["duplicate-webhooks", "pm_card_authenticationRequired", true],
+    ]);
+    // The duplicates come from the simulator's admin API, which the server gives only with demo faults on.
+    expect(demoScenario("duplicate-webhooks").needsServerFaults).toBe(true);
+    expect(demoScenario("three-d-secure").needsServerFaults).toBe(false);
+  });
+
   it("asks the server for faults in server-side scenarios and the double-click's hold, within the API's limits", () => {
     for (const scenario of DEMO_SCENARIOS) {
       const faults = scenario.faults(12_000);
       const hasFaults = faults.networkDelayMs > 0 || faults.loseResponse;
-      expect(hasFaults).toBe(scenario.needsServerFaults || scenario.id === "double-click");
+      // The duplicates need the server's demo mode, but no fault of the checkout's own.
+      const checkoutFaults = scenario.needsServerFaults && !scenario.redeliversWebhooks;
+      expect(hasFaults).toBe(checkoutFaults || scenario.id === "double-click");
       expect(faults.networkDelayMs).toBeLessThanOrEqual(20_000);
     }
     // Held past a person's second click (at most 500 ms later), inside the client's 6 s timeout.

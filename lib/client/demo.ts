@@ -7,7 +7,7 @@
  */
 import type { DemoSettingsView } from "@/lib/api/demo";
 import type { DemoSettings as AccountFaults } from "@/lib/demo/settings";
-import { toProblem } from "./api-types";
+import { THREE_D_SECURE_CARD, toProblem, type PaymentMethod } from "./api-types";
 import { ORDERS_URL } from "./checkout";
 import type { FetchLike } from "./attempt";
 
@@ -28,7 +28,14 @@ export const NO_FAULTS: Readonly<ServerFaults> = Object.freeze({
 });
 
 export type DemoScenarioId =
-  "none" | "double-click" | "slow-network" | "lost-response" | "reload" | "no-key";
+  | "none"
+  | "double-click"
+  | "slow-network"
+  | "lost-response"
+  | "reload"
+  | "no-key"
+  | "three-d-secure"
+  | "duplicate-webhooks";
 
 /** How the browser sends a payment; everything but the normal checkout is a demo. */
 export interface CheckoutStrategy {
@@ -52,6 +59,10 @@ export interface DemoScenario {
   broken: boolean;
   faults: (slowDelayMs: number) => ServerFaults;
   strategy: CheckoutStrategy;
+  /** The card it picks when armed (the shopper can still change it). */
+  paymentMethod?: PaymentMethod;
+  /** Once the order is settled, have the provider deliver its events again (the simulator's admin API). */
+  redeliversWebhooks?: boolean;
 }
 
 /** The real checkout: guarded button, one key per intent, the real endpoint. */
@@ -143,6 +154,33 @@ export const DEMO_SCENARIOS: readonly DemoScenario[] = [
     broken: true,
     faults: () => ({ networkDelayMs: 0, loseResponse: true }),
     strategy: { guardSubmit: true, sendIdempotencyKey: false, url: UNSAFE_ORDERS_URL },
+  },
+  {
+    id: "three-d-secure",
+    label: "3-D Secure",
+    summary:
+      "Pays with the test card that asks for 3-D Secure: the bank's page, then back to the shop, where the provider's event settles the order.",
+    expect:
+      "202 with the bank's page; after Complete, one delivery of payment_intent.succeeded makes the order paid and ships it once.",
+    needsServerFaults: false,
+    broken: false,
+    faults: () => NO_FAULTS,
+    strategy: SAFE,
+    paymentMethod: THREE_D_SECURE_CARD,
+  },
+  {
+    id: "duplicate-webhooks",
+    label: "Duplicate webhooks",
+    summary:
+      "3-D Secure again; once the order is paid, the provider delivers its event 13 more times: ten copies at once, three late.",
+    expect:
+      "Under the confirmation, 14 deliveries of one event: one settled the order, 13 changed nothing. Shipped once.",
+    needsServerFaults: true,
+    broken: false,
+    faults: () => NO_FAULTS,
+    strategy: SAFE,
+    paymentMethod: THREE_D_SECURE_CARD,
+    redeliversWebhooks: true,
   },
 ];
 

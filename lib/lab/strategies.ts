@@ -117,7 +117,8 @@ export function isLabStrategy(value: unknown): value is LabStrategy {
   return typeof value === "string" && (LAB_STRATEGIES as readonly string[]).includes(value);
 }
 
-/** The lab strategy that wrote an order (its `source`), or null for the checkout's own. */
+/** The lab strategy that wrote an order (its `source`), or null for the checkout's own (and the webhook storms', no checkout's). */
 export function labStrategyOfSource(source: OrderSource): LabStrategy | null {
-  return source === "checkout" ? null : (source.slice("lab_".length) as LabStrategy);
+  if (source === "checkout" || source === "lab_webhooks") return null;
+  return source.slice("lab_".length) as LabStrategy;
 }

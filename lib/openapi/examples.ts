@@ -261,6 +261,32 @@ const refund: ResponseBody<"Refund"> = {
   createdAt: "2026-12-06T02:04:11.208Z",
 };
 
+const WEBHOOK_STORM_ID = "5c0b8e2f-7d14-4a93-b6e1-2f8c9d0a4e71";
+const LAB_PAYMENT_INTENT = "pi_lab_3f9a1c7e5b2d8f04a6c1e9b7";
+const webhookStorm: ResponseBody<"LabWebhookStorm"> = {
+  object: "lab_webhook_storm",
+  id: WEBHOOK_STORM_ID,
+  design: "event_record",
+  size: 10,
+  createdAt: "2026-12-07T10:12:03.118Z",
+  orderId: ORDER_ID,
+  paymentIntent: LAB_PAYMENT_INTENT,
+  request: null,
+  deliveries: 16,
+  status: "paid",
+  shipments: 1,
+  outcome: "held",
+  sentence:
+    "Of 16 deliveries, the first of the success settled the order and shipped it; every copy found its event recorded, and the older failure found the payment already succeeded: one shipment, order paid.",
+};
+const labWebhookEvent = {
+  id: "evt_lab_s_5c0b8e2f7d144a93b6e12f8c9d0a4e71",
+  object: "event",
+  type: "payment_intent.succeeded",
+  created: 1_796_522_438,
+  data: { object: { id: LAB_PAYMENT_INTENT, object: "payment_intent", status: "succeeded" } },
+} satisfies RequestBody<"StripeEvent">;
+
 export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   createRefund: {
     parameters: { id: ORDER_ID, "Idempotency-Key": REFUND_KEY },
@@ -303,6 +329,33 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     parameters: { id: ORDER_ID },
     answers: [{ status: 200, body: order }],
   },
+  getOrderWebhooks: {
+    parameters: { id: ORDER_ID },
+    answers: [
+      {
+        status: 200,
+        body: {
+          object: "order_webhooks",
+          orderId: ORDER_ID,
+          shipments: 1,
+          deliveries: [
+            {
+              eventId: "evt_1QkYVn2bS8dLhN4rT6wXpZ1a",
+              type: "payment_intent.succeeded",
+              outcome: "paid",
+              receivedAt: "2026-12-07T10:00:38.412Z",
+            },
+            {
+              eventId: "evt_1QkYVn2bS8dLhN4rT6wXpZ1a",
+              type: "payment_intent.succeeded",
+              outcome: "duplicate",
+              receivedAt: "2026-12-07T10:00:39.530Z",
+            },
+          ],
+        } satisfies ResponseBody<"OrderWebhooks">,
+      },
+    ],
+  },
   getPurchase: {
     parameters: { cartId: "cart-2f9d1c" },
     answers: [{ status: 200, body: purchase }],
@@ -341,6 +394,73 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       loseResponse: false,
     } satisfies RequestBody<"DemoSettingsRequest">,
     answers: [{ status: 200, body: demoSettings }],
+  },
+  redeliverOrderWebhooks: {
+    requestBody: { orderId: ORDER_ID } satisfies RequestBody<"WebhookRedeliveryRequest">,
+    answers: [
+      {
+        status: 200,
+        body: {
+          object: "webhook_redelivery",
+          orderId: ORDER_ID,
+          events: [{ id: "evt_1QkYVn2bS8dLhN4rT6wXpZ1a", type: "payment_intent.succeeded" }],
+          copiesPerEvent: 13,
+        } satisfies ResponseBody<"WebhookRedelivery">,
+      },
+    ],
+  },
+  startLabWebhookStorm: {
+    requestBody: {
+      design: "event_record",
+      size: 10,
+    } satisfies RequestBody<"LabWebhookStormRequest">,
+    answers: [
+      {
+        status: 201,
+        headers: { Location: `/api/lab/webhook-storms/${WEBHOOK_STORM_ID}` },
+        body: {
+          ...webhookStorm,
+          request: {
+            endpoint: "/api/lab/webhooks/event-record",
+            waves: [
+              [
+                {
+                  eventId: labWebhookEvent.id,
+                  type: labWebhookEvent.type,
+                  copies: 10,
+                  body: JSON.stringify(labWebhookEvent),
+                  signature:
+                    "t=1796522438,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd",
+                },
+              ],
+            ],
+          },
+          status: "pending",
+          shipments: 0,
+          outcome: null,
+          sentence: "Nothing delivered yet: the order waits for its events.",
+        },
+      },
+    ],
+  },
+  listLabWebhookStorms: {
+    answers: [{ status: 200, body: { object: "list", data: [webhookStorm], has_more: false } }],
+  },
+  getLabWebhookStorm: {
+    parameters: { id: WEBHOOK_STORM_ID },
+    answers: [{ status: 200, body: webhookStorm }],
+  },
+  labEventRecordWebhook: {
+    requestBody: labWebhookEvent,
+    answers: [
+      { status: 200, body: { received: true, eventId: labWebhookEvent.id, outcome: "paid" } },
+    ],
+  },
+  labNoEventRecordWebhook: {
+    requestBody: labWebhookEvent,
+    answers: [
+      { status: 200, body: { received: true, eventId: labWebhookEvent.id, outcome: "paid" } },
+    ],
   },
   startLabRun: {
     requestBody: { strategy: "atomic_claim", size: 10 } satisfies RequestBody<"LabRunRequest">,

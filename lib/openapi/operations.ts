@@ -117,6 +117,34 @@ const PAYMENT_ANSWERS: Responses = {
 
 const ORDER_LIST_LIMITS = { defaultLimit: 10, maxLimit: 100 };
 
+function labWebhookDesign(operationId: string, name: string, what: string): OperationSpec {
+  return {
+    operationId,
+    tag: "Lab",
+    summary: `The lab's "${name}" webhook handler`,
+    description: `A webhook handler of the lab's webhook storms, switched on only with DEMO_FAULTS=on. It checks the signature as POST /api/webhooks/stripe does. ${what}`,
+    authenticated: false,
+    requestBody: "StripeEvent",
+    responses: {
+      200: { description: "Taken: what the event did.", body: "WebhookReceipt" },
+      400: {
+        description:
+          "The Stripe-Signature is missing, does not verify, or is over five minutes old.",
+        problems: ["webhook-signature-invalid"],
+      },
+      403: {
+        description: "This server runs without DEMO_FAULTS=on.",
+        problems: ["demo-faults-disabled"],
+      },
+      503: {
+        description: "This server has no webhook secret.",
+        problems: ["webhook-not-configured"],
+        required: RETRY_AFTER,
+      },
+    },
+  };
+}
+
 function labDesign(operationId: string, name: string, keyed: boolean): OperationSpec {
   return {
     operationId,
@@ -213,6 +241,24 @@ export const PATHS: Record<string, PathSpec> = {
       pathParameter: { name: "id", description: "The order's id." },
       responses: {
         200: { description: "The order.", body: "Order" },
+        404: {
+          description: "No such order for this account (another account's order looks the same).",
+          problems: ["order-not-found"],
+        },
+      },
+    },
+  },
+  "/api/orders/{id}/webhooks": {
+    get: {
+      operationId: "getOrderWebhooks",
+      tag: "Orders",
+      summary: "The provider's deliveries about an order, and its shipments",
+      description:
+        "Every verified delivery of the provider's events about the order's payment, oldest first, with what each did: the one that settled it, and the duplicates and late copies that changed nothing. Beside them, how many times the order shipped.",
+      authenticated: true,
+      pathParameter: { name: "id", description: "The order's id." },
+      responses: {
+        200: { description: "The deliveries and shipments.", body: "OrderWebhooks" },
         404: {
           description: "No such order for this account (another account's order looks the same).",
           problems: ["order-not-found"],
@@ -385,6 +431,36 @@ export const PATHS: Record<string, PathSpec> = {
       },
     },
   },
+  "/api/demo/webhook-redeliveries": {
+    post: {
+      operationId: "redeliverOrderWebhooks",
+      tag: "Demo",
+      summary: "Have the provider deliver an order's events again: duplicates, at once and late",
+      description:
+        'The "Duplicate webhooks" demo: the local payment simulator delivers each event of the order\'s payment ten times at once, then three more times 1.5 s later, to POST /api/webhooks/stripe. GET /api/orders/{id}/webhooks shows what each delivery did; the order still ships once.',
+      authenticated: true,
+      requestBody: "WebhookRedeliveryRequest",
+      responses: {
+        200: {
+          description: "Delivered: the burst has been answered, the late copies are on their way.",
+          body: "WebhookRedelivery",
+        },
+        403: {
+          description: "This server runs without DEMO_FAULTS=on.",
+          problems: ["demo-faults-disabled"],
+        },
+        404: {
+          description: "No such order for this account.",
+          problems: ["order-not-found"],
+        },
+        409: {
+          description:
+            "The order has no payment, or this server does not run on the local simulator with its admin key.",
+          problems: ["redelivery-unavailable"],
+        },
+      },
+    },
+  },
   "/api/lab/storms": {
     post: {
       operationId: "startLabRun",
@@ -435,6 +511,77 @@ export const PATHS: Record<string, PathSpec> = {
         404: { description: "No such run for this account.", problems: ["lab-storm-not-found"] },
       },
     },
+  },
+  "/api/lab/webhook-storms": {
+    post: {
+      operationId: "startLabWebhookStorm",
+      tag: "Lab",
+      summary:
+        "Start a webhook storm: one pending order, then its events many times and out of order",
+      description:
+        "Makes one pending order of the lab's own (its payment at no provider) and answers with what to send: the success event `size` times at once, then late copies of it mixed with an older failure of the same payment, each signed with the webhook secret, to the design's endpoint. Only with DEMO_FAULTS=on.",
+      authenticated: true,
+      requestBody: "LabWebhookStormRequest",
+      responses: {
+        201: {
+          description: "The storm, with what to send.",
+          body: "LabWebhookStorm",
+          required: ["Location"],
+        },
+        403: {
+          description: "This server runs without DEMO_FAULTS=on.",
+          problems: ["demo-faults-disabled"],
+        },
+        503: {
+          description: "This server has no webhook secret, so no delivery could be verified.",
+          problems: ["webhook-not-configured"],
+        },
+      },
+    },
+    get: {
+      operationId: "listLabWebhookStorms",
+      tag: "Lab",
+      summary: "Each webhook design's latest storm, newest first",
+      authenticated: true,
+      responses: {
+        200: { description: "The storms.", body: "LabWebhookStormList" },
+        403: {
+          description: "This server runs without DEMO_FAULTS=on.",
+          problems: ["demo-faults-disabled"],
+        },
+      },
+    },
+  },
+  "/api/lab/webhook-storms/{id}": {
+    get: {
+      operationId: "getLabWebhookStorm",
+      tag: "Lab",
+      summary: "One webhook storm's report: the order's shipments and status",
+      authenticated: true,
+      pathParameter: { name: "id", description: "The storm's id." },
+      responses: {
+        200: { description: "The report.", body: "LabWebhookStorm" },
+        403: {
+          description: "This server runs without DEMO_FAULTS=on.",
+          problems: ["demo-faults-disabled"],
+        },
+        404: { description: "No such storm for this account.", problems: ["lab-storm-not-found"] },
+      },
+    },
+  },
+  "/api/lab/webhooks/event-record": {
+    post: labWebhookDesign(
+      "labEventRecordWebhook",
+      "Event record (OncePay)",
+      "The shop's own webhook code, on the lab's payments: each event's id recorded in the transaction of its change.",
+    ),
+  },
+  "/api/lab/webhooks/no-event-record": {
+    post: labWebhookDesign(
+      "labNoEventRecordWebhook",
+      "No event record",
+      "Acts on every delivery: a duplicate ships again, and an older event delivered late undoes a newer one. Do not copy it.",
+    ),
   },
   [labPath("no_key")]: { post: labDesign("labNoKeyCheckout", "No key", false) },
   [labPath("check_then_insert")]: {

@@ -1,13 +1,19 @@
 import { z } from "zod";
 import { demoSettingsSchema, demoSettingsViewSchema } from "@/lib/demo/settings";
+import {
+  webhookRedeliveryRequestSchema,
+  webhookRedeliverySchema,
+} from "@/lib/demo/webhook-redelivery";
 import { keyInspectionSchema } from "@/lib/ledger/key-inspection";
 import { purchaseViewSchema } from "@/lib/ledger/purchase-view";
 import { newLabRunSchema, stormReportSchema } from "@/lib/lab/storms";
+import { newWebhookStormSchema, webhookStormReportSchema } from "@/lib/lab/webhook-storms";
 import { checkoutRequestSchema } from "@/lib/orders/cart";
 import { productSchema } from "@/lib/orders/catalog";
 import { orderViewSchema } from "@/lib/orders/order-view";
 import { refundBodySchema } from "@/lib/refunds/refund-request";
 import { refundViewSchema } from "@/lib/refunds/refund-view";
+import { orderWebhooksSchema } from "@/lib/webhooks/delivery-log";
 import { stripeEventSchema, webhookReceiptSchema } from "@/lib/webhooks/receipt";
 
 /**
@@ -43,7 +49,9 @@ export const REQUEST_SCHEMAS = {
   CheckoutRequest: checkoutRequestSchema,
   RefundRequest: refundBodySchema,
   DemoSettingsRequest: demoSettingsSchema,
+  WebhookRedeliveryRequest: webhookRedeliveryRequestSchema,
   LabRunRequest: newLabRunSchema,
+  LabWebhookStormRequest: newWebhookStormSchema,
   StripeEvent: stripeEventSchema,
 } as const;
 
@@ -63,7 +71,11 @@ export const RESPONSE_SCHEMAS = {
   DemoSettings: demoSettingsViewSchema,
   LabStorm: stormReportSchema,
   LabStormList: listOf(stormReportSchema),
+  LabWebhookStorm: webhookStormReportSchema,
+  LabWebhookStormList: listOf(webhookStormReportSchema),
   WebhookReceipt: webhookReceiptSchema,
+  OrderWebhooks: orderWebhooksSchema,
+  WebhookRedelivery: webhookRedeliverySchema,
   Health: z.object({ status: z.literal("ok") }),
   Ready: z.object({
     status: z.literal("ready"),

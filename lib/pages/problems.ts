@@ -321,6 +321,14 @@ export const PROBLEM_EXPLANATIONS: Record<string, ProblemExplanation> = {
     action: "fix",
     todo: "Use them on a server started with DEMO_FAULTS=on (the embedded database's default): they are for tests and demos.",
   },
+  "redelivery-unavailable": {
+    status: 409,
+    title: "Events cannot be delivered again from here",
+    happened:
+      "The order has no payment yet, or this server talks to a provider it cannot ask to deliver events again (only the local payment simulator, with its admin key, can). Nothing was sent.",
+    action: "fix",
+    todo: "Run the demo on `npm start` with demo faults on, for an order with a payment; with Stripe itself, resend an event from its Dashboard or CLI.",
+  },
   "method-not-allowed": {
     status: 405,
     title: "Method not allowed",

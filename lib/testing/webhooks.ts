@@ -161,3 +161,24 @@ export async function eventRecorded(eventId: string): Promise<boolean> {
   ]);
   return rowCount === 1;
 }
+
+/** What each delivery about the payment did, in the order received, as the delivery log keeps it. */
+export async function loggedDeliveries(paymentIntentId: string): Promise<string[]> {
+  const { rows } = await testDb().query<{ outcome: string }>(
+    `SELECT outcome FROM webhook_receipts
+      WHERE provider_payment_id = $1 ORDER BY received_at, id`,
+    [paymentIntentId],
+  );
+  return rows.map((row) => row.outcome);
+}
+
+/** GET /api/orders/{id}/webhooks as the account sees it. */
+export async function orderWebhooks(
+  token: string,
+  orderId: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${baseUrl()}/api/orders/${orderId}/webhooks`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { inTransaction, type Transaction } from "@/lib/db/transaction";
 import { injectFault, type FaultName } from "@/lib/faults";
 import { settlePayment, type SettleResult } from "@/lib/payments/settle";
+import { logDelivery, paymentIntentOf } from "@/lib/webhooks/delivery-log";
 import type { ProviderEvent } from "@/lib/webhooks/stripe-event";
 
 /**
@@ -40,14 +41,18 @@ export async function receiveEvent(
       `INSERT INTO webhook_events (event_id, type, provider, provider_payment_id, outcome)
        VALUES ($1, $2, $3, $4, 'received')
        ON CONFLICT (event_id) DO NOTHING`,
-      [event.id, event.type, provider, "paymentIntentId" in event ? event.paymentIntentId : null],
+      [event.id, event.type, provider, paymentIntentOf(event)],
     );
-    if (rowCount === 0) return "duplicate";
+    if (rowCount === 0) {
+      await logDelivery(tx, event, "duplicate");
+      return "duplicate";
+    }
     const outcome = await act(tx, provider, event);
     await tx.query(`UPDATE webhook_events SET outcome = $2 WHERE event_id = $1`, [
       event.id,
       outcome,
     ]);
+    await logDelivery(tx, event, outcome);
     // The change is made and not committed: a crash here rolls it back with the event's id.
     injectFault(fault, "before-commit");
     return outcome;

@@ -1,0 +1,48 @@
+import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
+import { isUuid } from "@/lib/http/uuid";
+import { jsonResponse } from "@/lib/http/json";
+import { problemResponse, problemType } from "@/lib/http/problem";
+import { getServices } from "@/lib/services";
+import { deliveriesOf, type OrderWebhooks } from "@/lib/webhooks/delivery-log";
+
+const PRIVATE = { "Cache-Control": "private, no-store" };
+
+/**
+ * GET /api/orders/{id}/webhooks: every delivery of the provider's events
+ * about one of this account's orders, with what each did, and the order's
+ * shipments. The checkout's demos draw their webhook timeline from it.
+ */
+export async function getOrderWebhooks(request: Request, orderId: string): Promise<Response> {
+  const { authenticator, db } = getServices();
+  const auth = await authenticate(authenticator, request);
+  if (!auth.ok) return authFailureResponse(auth.failure);
+
+  const order = isUuid(orderId)
+    ? await db.order.findFirst({
+        where: { id: orderId, accountId: auth.caller.accountId },
+        select: { id: true, payment: { select: { providerPaymentId: true } } },
+      })
+    : null;
+  if (!order) {
+    return problemResponse(
+      {
+        type: problemType("order-not-found"),
+        title: "Order not found",
+        status: 404,
+        detail: `No order ${orderId} for this account.`,
+      },
+      PRIVATE,
+    );
+  }
+  const [deliveries, shipments] = await Promise.all([
+    order.payment ? deliveriesOf(db, order.payment.providerPaymentId) : [],
+    db.shipment.count({ where: { orderId: order.id } }),
+  ]);
+  const body: OrderWebhooks = {
+    object: "order_webhooks",
+    orderId: order.id,
+    shipments,
+    deliveries,
+  };
+  return jsonResponse(200, body, PRIVATE);
+}
