@@ -148,6 +148,37 @@ describe("a server with DEMO_FAULTS=off", () => {
     expect(rows).toEqual([{ strategy: "atomic_claim" }]);
   });
 
+  it("runs no webhook storm, no lab webhook handler and no redelivery demo: 403, and no order is made", async () => {
+    const account = await createAccount(server.baseUrl);
+    const asAccount = {
+      Authorization: `Bearer ${account.token}`,
+      "Content-Type": "application/json",
+    };
+    const answers = await Promise.all([
+      fetch(`${server.baseUrl}/api/lab/webhook-storms`, {
+        method: "POST",
+        headers: asAccount,
+        body: JSON.stringify({ design: "no_event_record", size: 10 }),
+      }),
+      fetch(`${server.baseUrl}/api/lab/webhooks/no-event-record`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: "{}",
+      }),
+      fetch(`${server.baseUrl}/api/demo/webhook-redeliveries`, {
+        method: "POST",
+        headers: asAccount,
+        body: JSON.stringify({ orderId: "8f1c1f0e-5a5b-4c1e-9a43-0d6f3b2b7c10" }),
+      }),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(403);
+      expect(await answer.json()).toMatchObject(demoFaultsDisabled);
+    }
+    const { rows } = await db.query(`SELECT FROM orders WHERE account_id = $1`, [account.id]);
+    expect(rows).toHaveLength(0);
+  });
+
   it("ignores an account's stored lost-response setting: the checkout is answered and the setting is untouched", async () => {
     const account = await createAccount(server.baseUrl);
     // Stored while faults were on, say; the API cannot write it now.

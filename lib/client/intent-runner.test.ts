@@ -498,6 +498,25 @@ describe("intent runner: 3-D Secure", () => {
     expect(reloaded.getSnapshot().phase).toEqual({ kind: "idle" });
   });
 
+  it("is not settled while the shopper is at the bank: onSettled comes once the order has settled, on the way back", async () => {
+    const pages = bankPages(order);
+    const before = pages.runnerOn(fakeServer([() => json(202, pending)]).fetch);
+    const settledBefore = vi.fn();
+    before.observe({ onSettled: settledBefore });
+    before.pay(normal);
+    await vi.runAllTimersAsync();
+
+    // The demo panel keeps its scenario armed across the round trip.
+    expect(settledBefore).not.toHaveBeenCalled();
+
+    const after = pages.runnerOn(fakeServer([]).fetch);
+    const settledAfter = vi.fn();
+    after.observe({ onSettled: settledAfter });
+    after.resumeStoredIntent();
+    await vi.runAllTimersAsync();
+    expect(settledAfter).toHaveBeenCalledTimes(1);
+  });
+
   it("says the bank did not confirm when the order failed", async () => {
     const pages = bankPages({ ...order, status: "failed" });
     pages.runnerOn(fakeServer([() => json(202, pending)]).fetch).pay(normal);

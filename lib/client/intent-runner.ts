@@ -284,7 +284,8 @@ export function createIntentRunner({
     settle(id, result, cart.cartId);
     if (finished.runsInFlight === 0) {
       forgetIfIdle(id);
-      for (const observer of observers) observer.onSettled?.();
+      // Off to the bank, the payment is not settled yet: it is on the way back (confirmAuthentication).
+      if (result.kind !== "authenticate") for (const observer of observers) observer.onSettled?.();
     }
   }
 

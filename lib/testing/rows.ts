@@ -95,6 +95,10 @@ export interface Rows {
   paymentsOf(accountId: string): Promise<{ status: string; amount: number }[]>;
   /** What the shop recorded of the events about one payment: each event's outcome. */
   webhookEventsOf(paymentIntentId: string): Promise<{ event_id: string; outcome: string }[]>;
+  /** What each delivery of an event about the account's payments did, in the order received (the delivery log). */
+  deliveriesOf(accountId: string): Promise<string[]>;
+  /** A lab webhook storm's order as it ended: its status and how often it shipped, either handler's shipments counted. */
+  labWebhookStormOf(stormId: string): Promise<{ status: string; shipments: number }>;
   /** The account's orders as fulfilment sees them: each one's status, who settled its payment, its shipments. */
   fulfilmentOf(
     accountId: string,
@@ -298,6 +302,27 @@ export function rowsIn(db: Queryable): Rows {
         [paymentIntentId],
       );
       return rows;
+    },
+    async deliveriesOf(accountId) {
+      const { rows } = await db.query<{ outcome: string }>(
+        `SELECT r.outcome FROM webhook_receipts r
+           JOIN payments p ON p.provider_payment_id = r.provider_payment_id
+          WHERE p.account_id = $1 ORDER BY r.received_at, r.id`,
+        [accountId],
+      );
+      return rows.map((row) => row.outcome);
+    },
+    async labWebhookStormOf(stormId) {
+      const { rows } = await db.query<{ status: string; shipments: number }>(
+        `SELECT o.status::text,
+                (SELECT count(*)::int FROM shipments s WHERE s.order_id = o.id)
+              + (SELECT count(*)::int FROM lab_shipments s WHERE s.order_id = o.id) AS shipments
+           FROM lab_webhook_storms w JOIN orders o ON o.id = w.order_id
+          WHERE w.id = $1`,
+        [stormId],
+      );
+      if (!rows[0]) throw new Error(`No lab webhook storm ${stormId}`);
+      return rows[0];
     },
     async fulfilmentOf(accountId) {
       const { rows } = await db.query<{

@@ -22,6 +22,8 @@ export const {
   ordersOf,
   paymentsOf,
   fulfilmentOf,
+  deliveriesOf,
+  labWebhookStormOf,
   idempotencyKeysOf,
   demoFaultsOf,
   keyRow,
