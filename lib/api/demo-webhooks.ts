@@ -1,5 +1,7 @@
 import { readJsonBody } from "@oncepay/idempotency/request";
+import { parseWith } from "@/lib/http/field-errors";
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
+import { orderNotFoundResponse } from "@/lib/api/order-not-found";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
 import {
   redeliverEventsOf,
@@ -29,31 +31,15 @@ export async function postWebhookRedelivery(request: Request): Promise<Response>
     );
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
-  const parsed = webhookRedeliveryRequestSchema.safeParse(read.json);
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({
-      path: issue.path.join("."),
-      message: issue.message,
-    }));
-    return requestProblemResponse(
-      "invalid-body",
-      errors.map((e) => `${e.path}: ${e.message}`).join("; "),
-      errors,
-    );
-  }
+  const parsed = parseWith(webhookRedeliveryRequestSchema, read.json);
+  if (!parsed.ok) return requestProblemResponse("invalid-body", parsed.detail, parsed.errors);
 
-  const { orderId } = parsed.data;
+  const { orderId } = parsed.value;
   const order = await db.order.findFirst({
     where: { id: orderId, accountId: auth.caller.accountId },
     select: { payment: { select: { providerPaymentId: true } } },
   });
-  if (!order)
-    return problemResponse({
-      type: problemType("order-not-found"),
-      title: "Order not found",
-      status: 404,
-      detail: `No order ${orderId} for this account.`,
-    });
+  if (!order) return orderNotFoundResponse(orderId);
   const env = serverEnv();
   if (!env.PAYMENT_SIMULATOR_URL || !env.SIMULATOR_ADMIN_KEY || !order.payment)
     return problemResponse({

@@ -7,6 +7,7 @@ import { problemResponse, problemType } from "@/lib/http/problem";
 import { requestProblemResponse } from "@/lib/http/request-problems";
 import { isUuid } from "@/lib/http/uuid";
 import { readJsonBody } from "@oncepay/idempotency/request";
+import { parseWith } from "@/lib/http/field-errors";
 import { receiveWebhook } from "@/lib/api/webhooks";
 import { refusedByLabLimit } from "@/lib/lab/admission";
 import { receiveWithoutRecord } from "@/lib/lab/no-event-record";
@@ -40,19 +41,9 @@ export async function startWebhookStorm(request: Request): Promise<Response> {
   if (caller instanceof Response) return caller;
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
-  const parsed = newWebhookStormSchema.safeParse(read.json);
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({
-      path: issue.path.join("."),
-      message: issue.message,
-    }));
-    return requestProblemResponse(
-      "invalid-body",
-      errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; "),
-      errors,
-    );
-  }
-  const { design, size } = parsed.data;
+  const parsed = parseWith(newWebhookStormSchema, read.json);
+  if (!parsed.ok) return requestProblemResponse("invalid-body", parsed.detail, parsed.errors);
+  const { design, size } = parsed.value;
   const sizes = allowedStormSizes();
   if (!sizes.includes(size)) {
     const detail = `size must be one of ${sizes.join(", ")} on this server.`;

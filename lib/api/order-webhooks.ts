@@ -1,7 +1,7 @@
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
+import { orderNotFoundResponse } from "@/lib/api/order-not-found";
 import { isUuid } from "@/lib/http/uuid";
 import { jsonResponse } from "@/lib/http/json";
-import { problemResponse, problemType } from "@/lib/http/problem";
 import { getServices } from "@/lib/services";
 import { deliveriesOf, type OrderWebhooks } from "@/lib/webhooks/delivery-log";
 
@@ -23,17 +23,7 @@ export async function getOrderWebhooks(request: Request, orderId: string): Promi
         select: { id: true, payment: { select: { providerPaymentId: true } } },
       })
     : null;
-  if (!order) {
-    return problemResponse(
-      {
-        type: problemType("order-not-found"),
-        title: "Order not found",
-        status: 404,
-        detail: `No order ${orderId} for this account.`,
-      },
-      PRIVATE,
-    );
-  }
+  if (!order) return orderNotFoundResponse(orderId, PRIVATE);
   const [deliveries, shipments] = await Promise.all([
     order.payment ? deliveriesOf(db, order.payment.providerPaymentId) : [],
     db.shipment.count({ where: { orderId: order.id } }),

@@ -1,12 +1,12 @@
 import { preferredWaitMs } from "@/lib/http/preferred-wait";
 import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
+import { orderNotFoundResponse } from "@/lib/api/order-not-found";
 import { demoSettingsFor, takeLostResponse, type DemoSettings } from "@/lib/demo/settings";
 import { injectFault, requestedFault } from "@/lib/faults";
 import { lostResponse } from "@/lib/http/lost-response";
 import { jsonResponse } from "@/lib/http/json";
 import { invalidQuery, parseListParams } from "@/lib/http/list-params";
 import { isUuid } from "@/lib/http/uuid";
-import { problemResponse, problemType } from "@/lib/http/problem";
 import { readKeyedCall } from "@oncepay/idempotency/fetch";
 import { keyRequestAnswerOf, type KeyRequestAnswerOf } from "@/lib/idempotency/key-requests";
 import { recordPresentedKey } from "@/lib/api/presented-key";
@@ -106,17 +106,7 @@ export async function getOrder(request: Request, orderId: string): Promise<Respo
         include: { items: true, payment: true },
       })
     : null;
-  if (!order) {
-    return problemResponse(
-      {
-        type: problemType("order-not-found"),
-        title: "Order not found",
-        status: 404,
-        detail: `No order ${orderId} for this account.`,
-      },
-      PRIVATE,
-    );
-  }
+  if (!order) return orderNotFoundResponse(orderId, PRIVATE);
   return jsonResponse(200, orderView(order), PRIVATE);
 }
 

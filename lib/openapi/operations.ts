@@ -117,6 +117,12 @@ const PAYMENT_ANSWERS: Responses = {
 
 const ORDER_LIST_LIMITS = { defaultLimit: 10, maxLimit: 100 };
 
+/** The 403 of everything that runs only with demo faults on. */
+const DEMO_FAULTS_OFF = {
+  description: "This server runs without DEMO_FAULTS=on.",
+  problems: ["demo-faults-disabled"],
+} as const;
+
 function labWebhookDesign(operationId: string, name: string, what: string): OperationSpec {
   return {
     operationId,
@@ -132,10 +138,7 @@ function labWebhookDesign(operationId: string, name: string, what: string): Oper
           "The Stripe-Signature is missing, does not verify, or is over five minutes old.",
         problems: ["webhook-signature-invalid"],
       },
-      403: {
-        description: "This server runs without DEMO_FAULTS=on.",
-        problems: ["demo-faults-disabled"],
-      },
+      403: DEMO_FAULTS_OFF,
       503: {
         description: "This server has no webhook secret.",
         problems: ["webhook-not-configured"],
@@ -169,10 +172,7 @@ function labDesign(operationId: string, name: string, keyed: boolean): Operation
         ...KEYED_ANSWERS,
       }),
       ...PAYMENT_ANSWERS,
-      403: {
-        description: "This server runs without DEMO_FAULTS=on.",
-        problems: ["demo-faults-disabled"],
-      },
+      403: DEMO_FAULTS_OFF,
       503: {
         description:
           "The design's key store or the payment provider did not answer. Retry after Retry-After seconds.",
@@ -424,10 +424,7 @@ export const PATHS: Record<string, PathSpec> = {
       requestBody: "DemoSettingsRequest",
       responses: {
         200: { description: "The settings now.", body: "DemoSettings" },
-        403: {
-          description: "This server runs without DEMO_FAULTS=on.",
-          problems: ["demo-faults-disabled"],
-        },
+        403: DEMO_FAULTS_OFF,
       },
     },
   },
@@ -445,10 +442,7 @@ export const PATHS: Record<string, PathSpec> = {
           description: "Delivered: the burst has been answered, the late copies are on their way.",
           body: "WebhookRedelivery",
         },
-        403: {
-          description: "This server runs without DEMO_FAULTS=on.",
-          problems: ["demo-faults-disabled"],
-        },
+        403: DEMO_FAULTS_OFF,
         404: {
           description: "No such order for this account.",
           problems: ["order-not-found"],
@@ -474,10 +468,7 @@ export const PATHS: Record<string, PathSpec> = {
           body: "LabStorm",
           required: ["Location"],
         },
-        403: {
-          description: "This server runs without DEMO_FAULTS=on.",
-          problems: ["demo-faults-disabled"],
-        },
+        403: DEMO_FAULTS_OFF,
       },
     },
     get: {
@@ -528,10 +519,7 @@ export const PATHS: Record<string, PathSpec> = {
           body: "LabWebhookStorm",
           required: ["Location"],
         },
-        403: {
-          description: "This server runs without DEMO_FAULTS=on.",
-          problems: ["demo-faults-disabled"],
-        },
+        403: DEMO_FAULTS_OFF,
         503: {
           description: "This server has no webhook secret, so no delivery could be verified.",
           problems: ["webhook-not-configured"],
@@ -545,10 +533,7 @@ export const PATHS: Record<string, PathSpec> = {
       authenticated: true,
       responses: {
         200: { description: "The storms.", body: "LabWebhookStormList" },
-        403: {
-          description: "This server runs without DEMO_FAULTS=on.",
-          problems: ["demo-faults-disabled"],
-        },
+        403: DEMO_FAULTS_OFF,
       },
     },
   },
@@ -561,10 +546,7 @@ export const PATHS: Record<string, PathSpec> = {
       pathParameter: { name: "id", description: "The storm's id." },
       responses: {
         200: { description: "The report.", body: "LabWebhookStorm" },
-        403: {
-          description: "This server runs without DEMO_FAULTS=on.",
-          problems: ["demo-faults-disabled"],
-        },
+        403: DEMO_FAULTS_OFF,
         404: { description: "No such storm for this account.", problems: ["lab-storm-not-found"] },
       },
     },
