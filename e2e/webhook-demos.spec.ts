@@ -69,7 +69,7 @@ test("lab: a webhook storm at each handler; the one without an event record ship
   await storms.scrollIntoViewIfNeeded();
   const sizes = storms.getByRole("group", { name: "Copies of the success at once" });
   await sizes.getByText("10", { exact: true }).click();
-  await expect(sizes.getByRole("radio", { name: "10", exact: true })).toBeChecked();
+  await expect(sizes.getByRole("radio", { name: "10 copies", exact: true })).toBeChecked();
 
   for (const [design, outcome] of [
     ["no_event_record", "broke"],

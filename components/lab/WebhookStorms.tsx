@@ -128,6 +128,8 @@ export function WebhookStorms({ sizes, enabled }: WebhookStormsProps) {
                 value={option}
                 checked={size === option}
                 onChange={() => setSize(option)}
+                // Named apart from the checkout storms' sizes above, which are bare numbers too.
+                aria-label={`${option} copies`}
                 className="sr-only"
               />
               {option}
