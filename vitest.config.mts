@@ -19,7 +19,11 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
  * "own-app": the files that start the app they use, with a payment
  * simulator of its own (at most the run's lab key stores are shared, where
  * each leaves only its own account's keys), and count only the accounts
- * they create.
+ * they create. On the embedded database also a few long files that use
+ * nothing the global setup starts (databases of their own, a process, the
+ * model checker): there the crash matrix runs once per point, and the
+ * shared lane ran on alone for a minute and a half after this one had
+ * ended, on one core of two. On PostgreSQL the crash matrix fills it.
  *
  * "own-postgres": the files that start PostgreSQL servers of their own (to
  * crash, under Patroni) or a cluster around the one under test (PgBouncer,
@@ -44,6 +48,14 @@ const OWN_APP_FILES = [
   "lib/observability/log-context.contract.test.ts",
   "lib/http/connection-flood.test.ts",
   "lib/payments/pending-recovery.test.ts",
+  // Nothing of the global setup's: here to even the lanes out (see above).
+  ...(process.env.DATABASE_URL
+    ? []
+    : [
+        "lib/db/schema-drift.test.ts",
+        "lib/process/follow-launcher.test.ts",
+        "lib/idempotency/model/model.test.ts",
+      ]),
 ];
 const OWN_POSTGRES_FILES = [
   "lib/cluster/failover.test.ts",
