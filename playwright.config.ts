@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
+import { E2E_LAB_KEY_EXPIRY_SECONDS, E2E_LEASE_SECONDS } from "./e2e/server-timings";
 import {
   E2E_DATABASE_URL_FILE,
   E2E_SIMULATOR_ADMIN_KEY_FILE,
@@ -88,6 +89,8 @@ export default defineConfig({
       PORT: String(port),
       HOSTNAME: "127.0.0.1",
       DEMO_FAULTS: "on",
+      IDEMPOTENCY_LEASE_SECONDS: String(E2E_LEASE_SECONDS),
+      LAB_KEY_EXPIRY_SECONDS: String(E2E_LAB_KEY_EXPIRY_SECONDS),
       LOG_LEVEL: "warn",
       NEXT_TELEMETRY_DISABLED: "1",
       DATABASE_URL_FILE: E2E_DATABASE_URL_FILE,

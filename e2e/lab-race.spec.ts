@@ -8,7 +8,7 @@ import { chooseStormSize, recorded } from "./lab-page";
  * after its charge; the comparison at the top of the page must show, per
  * design, exactly what our tables and the simulator's ledger recorded for
  * that design's storm, and the verdicts the cards give. It takes as long as
- * the longest crash run: OncePay's lease (30 s by default).
+ * the longest crash run: OncePay's lease (15 s in these tests).
  */
 test.afterAll(closeDatabase);
 
