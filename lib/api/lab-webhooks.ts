@@ -1,4 +1,3 @@
-import { authenticate, authFailureResponse } from "@/lib/auth/accounts";
 import { demoFaultsDisabledResponse, demoFaultsEnabled } from "@/lib/demo/settings";
 import { serverEnv } from "@/lib/env";
 import type { LabWebhookDesign } from "@/lib/generated/prisma/enums";
@@ -8,8 +7,8 @@ import { requestProblemResponse } from "@/lib/http/request-problems";
 import { isUuid } from "@/lib/http/uuid";
 import { readJsonBody } from "@oncepay/idempotency/request";
 import { parseWith } from "@/lib/http/field-errors";
+import { admitLabCaller } from "@/lib/api/lab";
 import { receiveWebhook } from "@/lib/api/webhooks";
-import { refusedByLabLimit } from "@/lib/lab/admission";
 import { receiveWithoutRecord } from "@/lib/lab/no-event-record";
 import { allowedStormSizes } from "@/lib/lab/storms";
 import {
@@ -37,7 +36,7 @@ const PRIVATE = { "Cache-Control": "private, no-store" };
 /** POST /api/lab/webhook-storms */
 export async function startWebhookStorm(request: Request): Promise<Response> {
   const { db, pool } = getServices();
-  const caller = await admitLabCaller(request);
+  const caller = await admitWebhookStormCaller(request);
   if (caller instanceof Response) return caller;
   const read = await readJsonBody(request);
   if (!read.ok) return requestProblemResponse(read.reason, read.detail);
@@ -61,7 +60,7 @@ export async function startWebhookStorm(request: Request): Promise<Response> {
 /** GET /api/lab/webhook-storms: each design's latest storm, newest first. */
 export async function listWebhookStorms(request: Request): Promise<Response> {
   const { db } = getServices();
-  const caller = await admitLabCaller(request);
+  const caller = await admitWebhookStormCaller(request);
   if (caller instanceof Response) return caller;
   const storms = await latestWebhookStorms(db, caller.accountId);
   const data = await Promise.all(storms.map((storm) => reportWebhookStorm(db, storm, null)));
@@ -71,7 +70,7 @@ export async function listWebhookStorms(request: Request): Promise<Response> {
 /** GET /api/lab/webhook-storms/{id} */
 export async function getWebhookStorm(request: Request, stormId: string): Promise<Response> {
   const { db } = getServices();
-  const caller = await admitLabCaller(request);
+  const caller = await admitWebhookStormCaller(request);
   if (caller instanceof Response) return caller;
   const storm = isUuid(stormId) ? await findWebhookStorm(db, caller.accountId, stormId) : undefined;
   if (!storm)
@@ -105,17 +104,17 @@ export async function receiveLabWebhook(
   );
 }
 
-/** Signed in, within the lab's rate limit, on a server with demo faults on; else the answer that says why not. */
-async function admitLabCaller(request: Request): Promise<{ accountId: string } | Response> {
-  const { authenticator, labLimit } = getServices();
-  const auth = await authenticate(authenticator, request);
-  if (!auth.ok) return authFailureResponse(auth.failure);
+/** The lab's caller (lib/api/lab.ts), on a server with demo faults on; else the answer that says why not. */
+async function admitWebhookStormCaller(
+  request: Request,
+): Promise<{ accountId: string } | Response> {
+  const caller = await admitLabCaller(request);
+  if (caller instanceof Response) return caller;
   if (!demoFaultsEnabled())
     return demoFaultsDisabledResponse(
       "This server was started without DEMO_FAULTS=on, so the lab's webhook storms are switched off.",
     );
-  const { accountId } = auth.caller;
-  return (await refusedByLabLimit(labLimit, accountId)) ?? { accountId };
+  return caller;
 }
 
 function webhooksNotConfigured(): Response {

@@ -147,7 +147,7 @@ export async function getStorm(request: Request, stormId: string): Promise<Respo
 }
 
 /** The caller, signed in and within the lab's rate limit; else the 401 or 429 that says why not. */
-async function admitLabCaller(request: Request): Promise<{ accountId: string } | Response> {
+export async function admitLabCaller(request: Request): Promise<{ accountId: string } | Response> {
   const { authenticator, labLimit } = getServices();
   const auth = await authenticate(authenticator, request);
   if (!auth.ok) return authFailureResponse(auth.failure);
