@@ -114,6 +114,25 @@ describe("a webhook storm", () => {
     expect(listed).not.toContain(started.orderId);
   });
 
+  it("answers a caller without credentials 401, and a body that is not JSON 400: never a 5xx", async () => {
+    const anonymous = await Promise.all([
+      fetch(`${baseUrl()}/api/lab/webhook-storms`),
+      fetch(`${baseUrl()}/api/lab/webhook-storms`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ design: "event_record", size: 10 }),
+      }),
+      fetch(`${baseUrl()}/api/lab/webhook-storms/7d0f1c4e-2b1a-4f5e-9c3d-8a6b5e4f3a21`),
+    ]);
+    expect(anonymous.map((response) => response.status)).toEqual([401, 401, 401]);
+    const notJson = await fetch(`${baseUrl()}/api/lab/webhook-storms`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
+      body: "{ design",
+    });
+    expect(notJson.status).toBe(400);
+  });
+
   it("refuses a design or size it does not know (400), and a forged delivery changes nothing", async () => {
     expect(
       (await api(account.token, "POST", "/api/lab/webhook-storms", { design: "x", size: 10 }))

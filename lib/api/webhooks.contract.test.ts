@@ -299,6 +299,23 @@ describe("the Duplicate webhooks demo: the provider delivers a paid order's even
     expect(await orderState(pending.id)).toMatchObject({ status: "paid", shipments: 1 });
   });
 
+  it("answers a caller without credentials 401, and a body that is not JSON 400, as the order's deliveries do", async () => {
+    const pending = await pendingOrder(account.token);
+    const anonymous = await fetch(`${baseUrl()}/api/demo/webhook-redeliveries`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ orderId: pending.id }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect((await fetch(`${baseUrl()}/api/orders/${pending.id}/webhooks`)).status).toBe(401);
+    const notJson = await fetch(`${baseUrl()}/api/demo/webhook-redeliveries`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${account.token}`, "Content-Type": "application/json" },
+      body: "{ orderId",
+    });
+    expect(notJson.status).toBe(400);
+  });
+
   it("only for the caller's own order (404), with an order id (400)", async () => {
     const pending = await pendingOrder(account.token);
     const stranger = await createAccount();
